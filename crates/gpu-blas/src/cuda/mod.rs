@@ -1,0 +1,240 @@
+//! The CUDA backend: one context and one stream per GPU, embedded kernel modules, and the
+//! reduction workspace. Everything unsafe about CUDA lives in this module tree.
+
+mod modules;
+
+pub(crate) use modules::{KernelModule, BLAS1};
+
+use crate::error::{Error, Result};
+use cudarc::driver::{
+    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
+};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// Bytes of per-block partial results a single-launch reduction may write (enough for
+/// 2048 blocks of a 64-byte accumulator).
+pub(crate) const REDUCE_PARTIALS_BYTES: usize = 2048 * 64;
+
+/// State for one CUDA device: its context, the stream all work is queued on, loaded modules.
+pub(crate) struct CudaBackend {
+    pub(crate) ordinal: usize,
+    pub(crate) name: String,
+    pub(crate) sm_count: u32,
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    reduce: Mutex<Option<ReduceWorkspace>>,
+}
+
+/// Scratch memory of the single-launch reductions: per-block partials and a completion counter
+/// that the last block resets to zero, so it is zero between launches.
+pub(crate) struct ReduceWorkspace {
+    pub(crate) partials: CudaSlice<u8>,
+    pub(crate) counter: CudaSlice<u8>,
+}
+
+fn registry() -> &'static Mutex<HashMap<usize, Arc<CudaBackend>>> {
+    static REG: OnceLock<Mutex<HashMap<usize, Arc<CudaBackend>>>> = OnceLock::new();
+    REG.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Maps a driver error to the crate's error, singling out out-of-memory.
+pub(crate) fn driver_err(op: &'static str, bytes: usize) -> impl Fn(DriverError) -> Error {
+    move |e: DriverError| {
+        if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            Error::OutOfMemory { op, bytes }
+        } else {
+            Error::cuda(op, e)
+        }
+    }
+}
+
+/// Runs a driver call that may panic inside the dynamic loader (missing symbol or library),
+/// turning the panic into [`Error::CudaUnavailable`].
+fn guarded<R>(what: &str, f: impl FnOnce() -> std::result::Result<R, DriverError>) -> Result<R> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(Error::CudaUnavailable(format!("{what}: {e:?}"))),
+        Err(_) => Err(Error::CudaUnavailable(format!(
+            "{what}: the CUDA driver library could not be used"
+        ))),
+    }
+}
+
+impl CudaBackend {
+    /// The process-wide backend for `ordinal`, created on first use.
+    pub(crate) fn get(ordinal: usize) -> Result<Arc<CudaBackend>> {
+        let mut reg = lock(registry());
+        if let Some(b) = reg.get(&ordinal) {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(Self::create(ordinal)?);
+        reg.insert(ordinal, b.clone());
+        Ok(b)
+    }
+
+    fn create(ordinal: usize) -> Result<CudaBackend> {
+        // SAFETY: only probes whether the driver library can be opened; no CUDA call is made.
+        let present = catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false);
+        if !present {
+            return Err(Error::CudaUnavailable(
+                "the CUDA driver library (libcuda.so) was not found".into(),
+            ));
+        }
+        let count = guarded("counting devices", CudaContext::device_count)?;
+        if count <= 0 {
+            return Err(Error::CudaUnavailable("no CUDA device is present".into()));
+        }
+        if ordinal >= count as usize {
+            return Err(Error::CudaUnavailable(format!(
+                "device ordinal {ordinal} requested but only {count} device(s) exist"
+            )));
+        }
+        let ctx = guarded("creating the context", || CudaContext::new(ordinal))?;
+        // SAFETY: every buffer of this backend is used on its single stream only, so
+        // cudarc's cross-stream event tracking is not needed (and would add events to
+        // every launch).
+        unsafe { ctx.disable_event_tracking() };
+        let stream = guarded("creating a stream", || ctx.new_stream())?;
+        let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+        let sm_count = guarded("querying the device", || {
+            ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        })? as u32;
+        Ok(CudaBackend {
+            ordinal,
+            name,
+            sm_count: sm_count.max(1),
+            ctx,
+            stream,
+            modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
+            reduce: Mutex::new(None),
+        })
+    }
+
+    /// The stream every operation of this device is queued on.
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The CUDA context (for vendor-library handles in benchmarks and tests).
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|e| Error::cuda("synchronize", e))
+    }
+
+    /// Allocates `bytes` bytes of uninitialised device memory (stream-ordered).
+    pub(crate) fn alloc_bytes(&self, op: &'static str, bytes: usize) -> Result<CudaSlice<u8>> {
+        // SAFETY: the memory is uninitialised; every caller either fills it before reading
+        // (copies, kernels that write every element) or zeroes it.
+        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(driver_err(op, bytes))
+    }
+
+    /// Allocates `bytes` zeroed bytes of device memory.
+    pub(crate) fn alloc_zeroed(&self, op: &'static str, bytes: usize) -> Result<CudaSlice<u8>> {
+        self.stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(driver_err(op, bytes))
+    }
+
+    /// Raw device address of a slice.
+    pub(crate) fn ptr(&self, s: &CudaSlice<u8>) -> u64 {
+        let (p, _sync) = s.device_ptr(&self.stream);
+        p
+    }
+
+    /// Copies host bytes to device memory at `dst + offset` (synchronous for the host data).
+    pub(crate) fn htod(&self, src: &[u8], dst: &mut CudaSlice<u8>, offset: usize) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        let mut view = dst.slice_mut(offset..offset + src.len());
+        self.stream
+            .memcpy_htod(src, &mut view)
+            .map_err(|e| Error::cuda("host-to-device copy", e))
+    }
+
+    /// Copies device bytes at `src + offset` to host memory and waits for the copy.
+    pub(crate) fn dtoh(&self, src: &CudaSlice<u8>, offset: usize, dst: &mut [u8]) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let view = src.slice(offset..offset + dst.len());
+        self.stream
+            .memcpy_dtoh(&view, dst)
+            .map_err(|e| Error::cuda("device-to-host copy", e))?;
+        self.synchronize()
+    }
+
+    /// Device-to-device copy of `bytes` bytes.
+    pub(crate) fn dtod(
+        &self,
+        src: &CudaSlice<u8>,
+        src_off: usize,
+        dst: &mut CudaSlice<u8>,
+        dst_off: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let s = src.slice(src_off..src_off + bytes);
+        let mut d = dst.slice_mut(dst_off..dst_off + bytes);
+        self.stream
+            .memcpy_dtod(&s, &mut d)
+            .map_err(|e| Error::cuda("device-to-device copy", e))
+    }
+
+    /// The kernel `name` of `module`, loading the module into the context on first use.
+    pub(crate) fn function(&self, module: &KernelModule, name: &str) -> Result<CudaFunction> {
+        let mut fns = lock(&self.functions);
+        if let Some(f) = fns.get(name) {
+            return Ok(f.clone());
+        }
+        let m = {
+            let mut mods = lock(&self.modules);
+            match mods.get(module.name) {
+                Some(m) => m.clone(),
+                None => {
+                    let image = cudarc::nvrtc::Ptx::from_binary(module.image.to_vec());
+                    let m = self.ctx.load_module(image).map_err(|e| Error::Cuda {
+                        op: "loading kernel module",
+                        message: format!("{}: {e:?}", module.name),
+                    })?;
+                    mods.insert(module.name, m.clone());
+                    m
+                }
+            }
+        };
+        let f = m.load_function(name).map_err(|e| Error::Cuda {
+            op: "loading kernel",
+            message: format!("{name} in {}: {e:?}", module.name),
+        })?;
+        fns.insert(name.to_string(), f.clone());
+        Ok(f)
+    }
+
+    /// The reduction workspace, allocated on first use. Hold the guard across the launch.
+    pub(crate) fn reduce_workspace(&self) -> Result<MutexGuard<'_, Option<ReduceWorkspace>>> {
+        let mut g = lock(&self.reduce);
+        if g.is_none() {
+            *g = Some(ReduceWorkspace {
+                partials: self.alloc_bytes("reduction workspace", REDUCE_PARTIALS_BYTES)?,
+                counter: self.alloc_zeroed("reduction workspace", 64)?,
+            });
+        }
+        Ok(g)
+    }
+}

@@ -1,0 +1,50 @@
+//! Raw access for interoperating with other CUDA code (vendor libraries, benchmarks).
+//!
+//! These functions hand out the CUDA context, the stream every operation of a device is queued
+//! on, and raw device addresses. Obtaining them is safe; using them is not: whoever passes an
+//! address to a kernel or library must respect the buffer's length, keep the buffer alive, and
+//! queue the work on [`cuda_stream`] (or synchronise) so it is ordered with this crate's work.
+//!
+//! ```
+//! use gpu_blas::{interop, Device, DeviceVec};
+//! let dev = Device::cpu();
+//! let v = DeviceVec::<f64>::zeros(&dev, 4)?;
+//! assert!(interop::cuda_stream(&dev).is_none());   // the CPU has no stream
+//! assert!(interop::vec_ptr(&v).is_none());         // and no device addresses
+//! # Ok::<(), gpu_blas::Error>(())
+//! ```
+
+use crate::scalar::Element;
+use crate::{Device, DeviceMatrix, DeviceScalar, DeviceVec};
+use cudarc::driver::{CudaContext, CudaStream};
+use std::sync::Arc;
+
+/// The stream a CUDA device queues all work on; `None` for the CPU.
+pub fn cuda_stream(device: &Device) -> Option<Arc<CudaStream>> {
+    device.cuda_backend().map(|b| b.stream().clone())
+}
+
+/// The CUDA context of a device; `None` for the CPU.
+pub fn cuda_context(device: &Device) -> Option<Arc<CudaContext>> {
+    device.cuda_backend().map(|b| b.context().clone())
+}
+
+/// Number of streaming multiprocessors of a CUDA device; `None` for the CPU.
+pub fn sm_count(device: &Device) -> Option<u32> {
+    device.cuda_backend().map(|b| b.sm_count)
+}
+
+/// Device address of element 0 of a CUDA vector; `None` on the CPU.
+pub fn vec_ptr<T: Element>(v: &DeviceVec<T>) -> Option<u64> {
+    v.buf.cuda_ptr(0)
+}
+
+/// Device address of element `(0, 0)` of a CUDA matrix; `None` on the CPU.
+pub fn matrix_ptr<T: Element>(m: &DeviceMatrix<T>) -> Option<u64> {
+    m.buf.cuda_ptr(0)
+}
+
+/// Device address of a CUDA scalar; `None` on the CPU.
+pub fn scalar_ptr<T: Element>(s: &DeviceScalar<T>) -> Option<u64> {
+    s.buf.cuda_ptr(0)
+}

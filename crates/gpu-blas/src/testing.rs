@@ -1,0 +1,65 @@
+//! Helpers shared by the test suites of this workspace: run one test body on every device.
+//!
+//! Without a usable GPU the CUDA instance of a test prints that it was skipped and passes;
+//! with the environment variable `GPU_REQUIRED=1` (set by the GPU bundle's `run test`) a
+//! missing GPU fails the test instead.
+//!
+//! ```
+//! use gpu_blas::{blas1, DeviceVec};
+//! gpu_blas::device_tests! {
+//!     fn dot_of_ones(dev) {
+//!         let x = DeviceVec::from_slice(dev, &[1.0f64; 4]).unwrap();
+//!         assert_eq!(blas1::dot(&x, &x).unwrap(), 4.0);
+//!     }
+//! }
+//! # fn main() {}
+//! ```
+
+use crate::Device;
+
+/// Whether the environment demands a GPU (`GPU_REQUIRED` set to anything but `0` or empty).
+pub fn gpu_required() -> bool {
+    std::env::var("GPU_REQUIRED").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The CUDA device the tests should use, or `None` (after printing why) when none is usable.
+///
+/// # Panics
+/// When no GPU is usable and [`gpu_required`] is true: that is a test failure by design.
+pub fn cuda_test_device() -> Option<Device> {
+    match Device::cuda(0) {
+        Ok(d) => Some(d),
+        Err(e) if gpu_required() => panic!("GPU_REQUIRED is set but CUDA is unusable: {e}"),
+        Err(e) => {
+            eprintln!("skipped on CUDA: {e}");
+            None
+        }
+    }
+}
+
+/// Defines, for each `fn name(dev) { body }`, a module `name` with two tests, `name::cpu` and
+/// `name::cuda`, that run `body` with `dev: &Device` bound to the CPU and to CUDA device 0.
+#[macro_export]
+macro_rules! device_tests {
+    ($(
+        $(#[$meta:meta])*
+        fn $name:ident($dev:ident) $body:block
+    )*) => {$(
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            fn body($dev: &$crate::Device) $body
+            #[test]
+            fn cpu() {
+                body(&$crate::Device::cpu());
+            }
+            #[test]
+            fn cuda() {
+                if let Some(d) = $crate::testing::cuda_test_device() {
+                    body(&d);
+                }
+            }
+        }
+    )*};
+}

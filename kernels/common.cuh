@@ -1,0 +1,140 @@
+// Shared device-side helpers: scalar types, complex arithmetic, 16-byte packs, reductions.
+#pragma once
+
+typedef long long i64;
+
+// Complex types laid out as num_complex::Complex<f32> / Complex<f64> (re, im), aligned for
+// single 8- and 16-byte accesses.
+struct __align__(8) cf32 { float re, im; };
+struct __align__(16) cf64 { double re, im; };
+
+template <class T> struct Real;
+template <> struct Real<float> { typedef float type; };
+template <> struct Real<double> { typedef double type; };
+template <> struct Real<cf32> { typedef float type; };
+template <> struct Real<cf64> { typedef double type; };
+
+template <class T> __device__ __forceinline__ T zero();
+template <> __device__ __forceinline__ float zero<float>() { return 0.0f; }
+template <> __device__ __forceinline__ double zero<double>() { return 0.0; }
+template <> __device__ __forceinline__ cf32 zero<cf32>() { return {0.0f, 0.0f}; }
+template <> __device__ __forceinline__ cf64 zero<cf64>() { return {0.0, 0.0}; }
+
+__device__ __forceinline__ float add(float a, float b) { return a + b; }
+__device__ __forceinline__ double add(double a, double b) { return a + b; }
+__device__ __forceinline__ cf32 add(cf32 a, cf32 b) { return {a.re + b.re, a.im + b.im}; }
+__device__ __forceinline__ cf64 add(cf64 a, cf64 b) { return {a.re + b.re, a.im + b.im}; }
+
+__device__ __forceinline__ float mul(float a, float b) { return a * b; }
+__device__ __forceinline__ double mul(double a, double b) { return a * b; }
+__device__ __forceinline__ cf32 mul(cf32 a, cf32 b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+__device__ __forceinline__ cf64 mul(cf64 a, cf64 b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+
+// a * b + c
+__device__ __forceinline__ float madd(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double madd(double a, double b, double c) { return fma(a, b, c); }
+__device__ __forceinline__ cf32 madd(cf32 a, cf32 b, cf32 c) {
+    return {fmaf(a.re, b.re, fmaf(-a.im, b.im, c.re)), fmaf(a.re, b.im, fmaf(a.im, b.re, c.im))};
+}
+__device__ __forceinline__ cf64 madd(cf64 a, cf64 b, cf64 c) {
+    return {fma(a.re, b.re, fma(-a.im, b.im, c.re)), fma(a.re, b.im, fma(a.im, b.re, c.im))};
+}
+
+__device__ __forceinline__ float conj(float a) { return a; }
+__device__ __forceinline__ double conj(double a) { return a; }
+__device__ __forceinline__ cf32 conj(cf32 a) { return {a.re, -a.im}; }
+__device__ __forceinline__ cf64 conj(cf64 a) { return {a.re, -a.im}; }
+
+// |re| + |im|
+__device__ __forceinline__ float abs1(float a) { return fabsf(a); }
+__device__ __forceinline__ double abs1(double a) { return fabs(a); }
+__device__ __forceinline__ float abs1(cf32 a) { return fabsf(a.re) + fabsf(a.im); }
+__device__ __forceinline__ double abs1(cf64 a) { return fabs(a.re) + fabs(a.im); }
+
+__device__ __forceinline__ bool isnan_any(float a) { return isnan(a); }
+__device__ __forceinline__ bool isnan_any(double a) { return isnan(a); }
+__device__ __forceinline__ bool isnan_any(cf32 a) { return isnan(a.re) || isnan(a.im); }
+__device__ __forceinline__ bool isnan_any(cf64 a) { return isnan(a.re) || isnan(a.im); }
+
+// Sixteen bytes of T: the widest single load a thread issues.
+template <class T> struct __align__(16) Pack {
+    static constexpr int N = 16 / sizeof(T);
+    T v[N];
+};
+
+__device__ __forceinline__ bool aligned16(const void* p) {
+    return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
+}
+
+// Offset of logical element 0 of a BLAS-strided vector (inc < 0 walks backwards).
+__device__ __forceinline__ i64 start_of(i64 n, i64 inc) { return inc >= 0 ? 0 : (n - 1) * (-inc); }
+
+// Shuffles a plain-old-data value down a warp, four bytes at a time.
+template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
+    static_assert(sizeof(A) % 4 == 0, "accumulator size must be a multiple of 4 bytes");
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_down_sync(0xffffffffu, u.w[k], delta);
+    return u.a;
+}
+
+// Block-wide reduction of one accumulator per thread; the result is valid in thread 0.
+// Requires blockDim.x to be a multiple of 32 and at most 1024.
+template <class A> __device__ A block_reduce(A v) {
+    __shared__ A warp_part[32];
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = A::combine(v, shfl_down(v, d));
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warp_part[warp] = v;
+    __syncthreads();
+    const int nwarps = blockDim.x >> 5;
+    if (warp == 0) {
+        v = lane < nwarps ? warp_part[lane] : A::identity();
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) v = A::combine(v, shfl_down(v, d));
+    }
+    __syncthreads();
+    return v;
+}
+
+// Single-launch grid reduction: every block reduces its threads' accumulators and writes one
+// partial; the last block to finish combines the partials in block order (deterministic for a
+// given grid size), writes the final value through A::finish and resets the counter to zero.
+template <class A, class Out>
+__device__ void grid_finish(A v, Out* out, A* partials, unsigned* counter) {
+    __shared__ bool am_last;
+    v = block_reduce(v);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = v;
+        __threadfence();
+        const unsigned done = atomicAdd(counter, 1u);
+        am_last = (done == gridDim.x - 1);
+    }
+    __syncthreads();
+    if (!am_last) return;
+    __threadfence();
+    A acc = A::identity();
+    // Each thread combines a contiguous run of partials, in order, so the reduction order
+    // depends on the grid size only.
+    const unsigned per = (gridDim.x + blockDim.x - 1) / blockDim.x;
+    const unsigned lo = threadIdx.x * per;
+    for (unsigned k = lo; k < lo + per && k < gridDim.x; ++k) {
+        volatile A* p = partials + k;
+        A pk;
+        const volatile int* src = reinterpret_cast<const volatile int*>(p);
+        int* dst = reinterpret_cast<int*>(&pk);
+#pragma unroll
+        for (int w = 0; w < (int)(sizeof(A) / 4); ++w) dst[w] = src[w];
+        acc = A::combine(acc, pk);
+    }
+    acc = block_reduce(acc);
+    if (threadIdx.x == 0) {
+        *out = acc.finish();
+        *counter = 0u;
+    }
+}
