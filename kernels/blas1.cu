@@ -327,7 +327,26 @@ REDUCTIONS(z, cf64, double)
 // ---------------------------------------------------------------------------------------------
 // Element-wise operations.
 
-template <class T, class F>
+// 16-byte pack load/store, optionally with the streaming (evict-first) cache hint.
+template <bool CS, class T> __device__ __forceinline__ Pack<T> ldp(const Pack<T>* p) {
+    if (CS) {
+        uint4 u = __ldcs(reinterpret_cast<const uint4*>(p));
+        return *reinterpret_cast<Pack<T>*>(&u);
+    }
+    return *p;
+}
+template <bool CS, class T> __device__ __forceinline__ void stp(Pack<T>* p, const Pack<T>& v) {
+    if (CS) {
+        __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&v));
+    } else {
+        *p = v;
+    }
+}
+
+// Element-wise kernels are launched with one 16-byte pack per thread (the loop only runs more
+// than once for a capped grid) and use streaming cache hints: measured fastest on H100 (see
+// docs/perf-notes.md).
+template <class T, class F, bool CS = true>
 __device__ __forceinline__ void map_two(F f, T* x, i64 incx, T* y, i64 incy, i64 n) {
     const i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     const i64 stride = (i64)gridDim.x * blockDim.x;
@@ -341,25 +360,25 @@ __device__ __forceinline__ void map_two(F f, T* x, i64 incx, T* y, i64 incy, i64
             Pack<T> a[UNROLL], b[UNROLL];
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
-                if (F::READS_X) a[u] = xv[k + u * stride];
-                if (F::READS_Y) b[u] = yv[k + u * stride];
+                if (F::READS_X) a[u] = ldp<CS>(xv + k + u * stride);
+                if (F::READS_Y) b[u] = ldp<CS>(yv + k + u * stride);
             }
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
 #pragma unroll
                 for (int e = 0; e < N; ++e) f(a[u].v[e], b[u].v[e]);
-                if (F::WRITES_X) xv[k + u * stride] = a[u];
-                yv[k + u * stride] = b[u];
+                if (F::WRITES_X) stp<CS>(xv + k + u * stride, a[u]);
+                stp<CS>(yv + k + u * stride, b[u]);
             }
         }
         for (; k < nv; k += stride) {
             Pack<T> a, b;
-            if (F::READS_X) a = xv[k];
-            if (F::READS_Y) b = yv[k];
+            if (F::READS_X) a = ldp<CS>(xv + k);
+            if (F::READS_Y) b = ldp<CS>(yv + k);
 #pragma unroll
             for (int e = 0; e < N; ++e) f(a.v[e], b.v[e]);
-            if (F::WRITES_X) xv[k] = a;
-            yv[k] = b;
+            if (F::WRITES_X) stp<CS>(xv + k, a);
+            stp<CS>(yv + k, b);
         }
         const i64 t = nv * N + tid;
         if (t < n) {

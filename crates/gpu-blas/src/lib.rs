@@ -18,11 +18,11 @@
 //! ```
 
 pub mod blas1;
-pub mod interop;
 mod buffer;
 mod cuda;
 mod device;
 mod error;
+pub mod interop;
 mod matrix;
 mod scalar;
 pub mod testing;

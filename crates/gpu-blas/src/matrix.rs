@@ -166,7 +166,10 @@ impl<T: Element> DeviceMatrix<T> {
     /// [`Error::OutOfBounds`] if `j >= cols`.
     pub fn col_mut(&mut self, j: usize) -> Result<VecMut<'_, T>> {
         if j >= self.cols {
-            return Err(Error::bounds("col_mut", format!("column {j} of {}", self.cols)));
+            return Err(Error::bounds(
+                "col_mut",
+                format!("column {j} of {}", self.cols),
+            ));
         }
         VecMut::new(&mut self.buf, j * self.ld, self.rows, 1, "col_mut")
     }
@@ -177,7 +180,10 @@ impl<T: Element> DeviceMatrix<T> {
     /// [`Error::OutOfBounds`] if `i >= rows`.
     pub fn row_mut(&mut self, i: usize) -> Result<VecMut<'_, T>> {
         if i >= self.rows {
-            return Err(Error::bounds("row_mut", format!("row {i} of {}", self.rows)));
+            return Err(Error::bounds(
+                "row_mut",
+                format!("row {i} of {}", self.rows),
+            ));
         }
         let ld = self.ld as isize;
         VecMut::new(&mut self.buf, i, self.cols, ld, "row_mut")
@@ -195,7 +201,13 @@ impl<T: Element> DeviceMatrix<T> {
     ///
     /// # Errors
     /// [`Error::OutOfBounds`] if the block leaves the matrix.
-    pub fn block_mut(&mut self, r0: usize, c0: usize, nr: usize, nc: usize) -> Result<MatMut<'_, T>> {
+    pub fn block_mut(
+        &mut self,
+        r0: usize,
+        c0: usize,
+        nr: usize,
+        nc: usize,
+    ) -> Result<MatMut<'_, T>> {
         self.view().block(r0, c0, nr, nc)?;
         let offset = r0 + c0 * self.ld;
         MatMut::new(&mut self.buf, offset, nr, nc, self.ld, "block_mut")

@@ -28,7 +28,10 @@ mod sealed {
 /// assert_eq!(idx.to_vec()?, vec![0, 2, 5]);
 /// # Ok::<(), gpu_blas::Error>(())
 /// ```
-pub trait Element: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync + 'static {}
+pub trait Element:
+    sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync + 'static
+{
+}
 impl Element for f32 {}
 impl Element for f64 {}
 impl Element for Complex<f32> {}
@@ -52,9 +55,7 @@ impl Element for u32 {}
 /// assert_eq!(z.conj(), Complex64::new(3.0, 4.0));
 /// assert_eq!(<Complex64 as Scalar>::PREFIX, 'z');
 /// ```
-pub trait Scalar:
-    Element + NumAssign + Neg<Output = Self> + Sum + Display + Debug
-{
+pub trait Scalar: Element + NumAssign + Neg<Output = Self> + Sum + Display + Debug {
     /// The real type underneath (`f32` for `f32` and `Complex<f32>`).
     type Real: RealScalar;
     /// BLAS prefix letter: `s`, `d`, `c` or `z`.
@@ -112,7 +113,10 @@ pub trait Scalar:
 /// fn half<R: RealScalar>(x: R) -> R { x / (R::one() + R::one()) }
 /// assert_eq!(half(3.0f32), 1.5);
 /// ```
-pub trait RealScalar: Scalar<Real = Self> + Float + PartialOrd + FromPrimitive + ToPrimitive {}
+pub trait RealScalar:
+    Scalar<Real = Self> + Float + PartialOrd + FromPrimitive + ToPrimitive
+{
+}
 
 impl RealScalar for f32 {}
 impl RealScalar for f64 {}

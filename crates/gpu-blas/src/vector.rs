@@ -168,7 +168,13 @@ impl<T: Element> DeviceVec<T> {
 
 impl<T: Element> std::fmt::Debug for DeviceVec<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceVec<{}>(len {}, {})", std::any::type_name::<T>(), self.len(), self.device())
+        write!(
+            f,
+            "DeviceVec<{}>(len {}, {})",
+            std::any::type_name::<T>(),
+            self.len(),
+            self.device()
+        )
     }
 }
 

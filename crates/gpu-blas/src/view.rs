@@ -287,8 +287,7 @@ fn check_block(
     nr: usize,
     nc: usize,
 ) -> Result<()> {
-    if r0.checked_add(nr).is_none_or(|e| e > rows) || c0.checked_add(nc).is_none_or(|e| e > cols)
-    {
+    if r0.checked_add(nr).is_none_or(|e| e > rows) || c0.checked_add(nc).is_none_or(|e| e > cols) {
         return Err(Error::bounds(
             op,
             format!("block {nr}x{nc} at ({r0}, {c0}) outside a {rows}x{cols} matrix"),
@@ -334,7 +333,13 @@ macro_rules! mat_common {
                 if i >= self.rows {
                     return Err(Error::bounds("row", format!("row {i} of {}", self.rows)));
                 }
-                VecRef::new(self.buf, self.offset + i, self.cols, self.ld.max(1) as isize, "row")
+                VecRef::new(
+                    self.buf,
+                    self.offset + i,
+                    self.cols,
+                    self.ld.max(1) as isize,
+                    "row",
+                )
             }
             /// The matrix as a column-major-indexed `ndarray` on the host (waits for pending work).
             ///
@@ -410,7 +415,13 @@ impl<'a, T: Element> MatMut<'a, T> {
     ///
     /// # Errors
     /// [`Error::OutOfBounds`] if the block leaves the matrix.
-    pub fn block_mut(&mut self, r0: usize, c0: usize, nr: usize, nc: usize) -> Result<MatMut<'_, T>> {
+    pub fn block_mut(
+        &mut self,
+        r0: usize,
+        c0: usize,
+        nr: usize,
+        nc: usize,
+    ) -> Result<MatMut<'_, T>> {
         check_block("block_mut", self.rows, self.cols, r0, c0, nr, nc)?;
         Ok(MatMut {
             buf: self.buf,
@@ -427,7 +438,10 @@ impl<'a, T: Element> MatMut<'a, T> {
     /// [`Error::OutOfBounds`] if `j >= cols`.
     pub fn col_mut(&mut self, j: usize) -> Result<VecMut<'_, T>> {
         if j >= self.cols {
-            return Err(Error::bounds("col_mut", format!("column {j} of {}", self.cols)));
+            return Err(Error::bounds(
+                "col_mut",
+                format!("column {j} of {}", self.cols),
+            ));
         }
         VecMut::new(self.buf, self.offset + j * self.ld, self.rows, 1, "col_mut")
     }
@@ -438,7 +452,10 @@ impl<'a, T: Element> MatMut<'a, T> {
     /// [`Error::OutOfBounds`] if `i >= rows`.
     pub fn row_mut(&mut self, i: usize) -> Result<VecMut<'_, T>> {
         if i >= self.rows {
-            return Err(Error::bounds("row_mut", format!("row {i} of {}", self.rows)));
+            return Err(Error::bounds(
+                "row_mut",
+                format!("row {i} of {}", self.rows),
+            ));
         }
         let ld = self.ld.max(1) as isize;
         VecMut::new(self.buf, self.offset + i, self.cols, ld, "row_mut")

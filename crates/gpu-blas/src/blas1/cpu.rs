@@ -186,7 +186,7 @@ impl<R: RealScalar> Blue<R> {
         let zero = R::zero();
         let (scl, sumsq) = if big > zero {
             if med > zero || Float::is_nan(med) {
-                big = big + (med * k.sbig) * k.sbig;
+                big += (med * k.sbig) * k.sbig;
             }
             (R::one() / k.sbig, big)
         } else if sml > zero {
@@ -215,14 +215,23 @@ pub(crate) fn nrm2<T: Scalar>(x: VecRef<'_, T>) -> T::Real {
             let d = v.to_f64().unwrap_or(f64::NAN);
             d * d
         };
-        let s = chunked(n, 0.0f64, |a, i| a + sq(xi(i).re()) + sq(xi(i).im()), |a, b| a + b);
+        let s = chunked(
+            n,
+            0.0f64,
+            |a, i| a + sq(xi(i).re()) + sq(xi(i).im()),
+            |a, b| a + b,
+        );
         <T::Real as num_traits::NumCast>::from(s.sqrt()).unwrap_or_else(<T::Real as Float>::nan)
     } else {
         let k = blue_consts::<T::Real>();
         let z = <T::Real as num_traits::Zero>::zero();
         let b = chunked(
             n,
-            Blue { sml: z, med: z, big: z },
+            Blue {
+                sml: z,
+                med: z,
+                big: z,
+            },
             |a, i| {
                 let v = xi(i);
                 let a = a.add(v.re(), &k);

@@ -13,6 +13,15 @@ use std::sync::Arc;
 /// Threads per block of every level-1 kernel (the kernels' `__launch_bounds__`).
 const BLOCK: u32 = 256;
 
+/// Blocks for an element-wise kernel: one 16-byte pack per thread (measured fastest on H100,
+/// with streaming cache hints; see docs/perf-notes.md). The kernel's grid-stride loop covers
+/// lengths beyond the largest grid.
+fn ew_grid<T: Element>(n: usize) -> u32 {
+    let per_pack = (16 / size_of::<T>()).max(1);
+    n.div_ceil(per_pack * BLOCK as usize)
+        .clamp(1, i32::MAX as usize) as u32
+}
+
 /// A scalar kernel argument: the value's bytes, zero-padded. The driver copies as many bytes as
 /// the kernel's parameter has (4, 8 or 16), so one 16-byte carrier fits every `Scalar`.
 fn scalar_arg<T: Element>(v: T) -> [i64; 2] {
@@ -30,8 +39,10 @@ fn kernel_name<T: Scalar>(base: &str) -> String {
 /// each thread handles a few 16-byte packs at small sizes.
 fn grid_for<T: Element>(b: &CudaBackend, n: usize, per_sm: u32, packs_per_thread: usize) -> u32 {
     let per_pack = (16 / size_of::<T>()).max(1);
-    let work = n.div_ceil(per_pack * packs_per_thread * BLOCK as usize).max(1);
-    (work.min((b.sm_count * per_sm).min(2048) as usize)) as u32
+    let work = n
+        .div_ceil(per_pack * packs_per_thread * BLOCK as usize)
+        .max(1);
+    (work.min((b.sm_count * per_sm) as usize)) as u32
 }
 
 fn cfg(grid: u32) -> LaunchConfig {
@@ -78,9 +89,11 @@ pub(crate) fn reduce<T: Scalar, O: Element>(
     };
     let f = b.function(&BLAS1, &kernel_name::<T>(base))?;
     let n = i64_len(op, x.len)?;
-    let grid = grid_for::<T>(b, x.len, 4, 4);
+    let grid = grid_for::<T>(b, x.len, 4, 4).min(2048);
     let ws = b.reduce_workspace()?;
-    let ws = ws.as_ref().expect("workspace allocated by reduce_workspace");
+    let ws = ws
+        .as_ref()
+        .expect("workspace allocated by reduce_workspace");
     let partials = b.ptr(&ws.partials);
     let counter = b.ptr(&ws.counter);
     // The result slot sits after the counter's first 8 bytes of its 64-byte allocation.
@@ -109,11 +122,7 @@ pub(crate) fn reduce<T: Scalar, O: Element>(
         return Ok(O::default());
     }
     let mut v = [O::default()];
-    b.dtoh(
-        &ws.counter,
-        16,
-        crate::buffer::as_bytes_mut(&mut v),
-    )?;
+    b.dtoh(&ws.counter, 16, crate::buffer::as_bytes_mut(&mut v))?;
     Ok(v[0])
 }
 
@@ -139,14 +148,24 @@ pub(crate) fn axpy<T: Scalar>(
     let (xp, incx) = (ptr_of(&x), x.inc as i64);
     let (yp, incy) = (ptr_of(&y.as_ref()), y.inc as i64);
     let mut l = b.stream().launch_builder(&f);
-    l.arg(&n).arg(&a).arg(&ap).arg(&xp).arg(&incx).arg(&yp).arg(&incy);
+    l.arg(&n)
+        .arg(&a)
+        .arg(&ap)
+        .arg(&xp)
+        .arg(&incx)
+        .arg(&yp)
+        .arg(&incy);
     // SAFETY: parameters (n, alpha, alpha_ptr, x, incx, y, incy) match; alpha is passed by value
     // in a 16-byte carrier of which the kernel reads sizeof(T); views cover n elements.
-    unsafe { l.launch(cfg(grid_for::<T>(b, x.len, 16, 1))) }.map_err(launch_err("axpy"))?;
+    unsafe { l.launch(cfg(ew_grid::<T>(x.len))) }.map_err(launch_err("axpy"))?;
     Ok(())
 }
 
-pub(crate) fn scal<T: Scalar>(b: &Arc<CudaBackend>, alpha: Alpha<'_, T>, x: VecMut<'_, T>) -> Result<()> {
+pub(crate) fn scal<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    alpha: Alpha<'_, T>,
+    x: VecMut<'_, T>,
+) -> Result<()> {
     if x.len == 0 {
         return Ok(());
     }
@@ -157,7 +176,7 @@ pub(crate) fn scal<T: Scalar>(b: &Arc<CudaBackend>, alpha: Alpha<'_, T>, x: VecM
     let mut l = b.stream().launch_builder(&f);
     l.arg(&n).arg(&a).arg(&ap).arg(&xp).arg(&incx);
     // SAFETY: parameters (n, alpha, alpha_ptr, x, incx) match; the view covers n elements.
-    unsafe { l.launch(cfg(grid_for::<T>(b, x.len, 16, 1))) }.map_err(launch_err("scal"))?;
+    unsafe { l.launch(cfg(ew_grid::<T>(x.len))) }.map_err(launch_err("scal"))?;
     Ok(())
 }
 
@@ -176,16 +195,36 @@ fn two_vector<T: Scalar>(
     let mut l = b.stream().launch_builder(&f);
     l.arg(&n).arg(&x.0).arg(&x.1).arg(&y.0).arg(&y.1);
     // SAFETY: parameters (n, x, incx, y, incy) match copy_/swap_; views cover n elements.
-    unsafe { l.launch(cfg(grid_for::<T>(b, len, 16, 1))) }.map_err(launch_err(op))?;
+    unsafe { l.launch(cfg(ew_grid::<T>(len))) }.map_err(launch_err(op))?;
     Ok(())
 }
 
-pub(crate) fn copy<T: Scalar>(b: &Arc<CudaBackend>, x: VecRef<'_, T>, y: VecMut<'_, T>) -> Result<()> {
+pub(crate) fn copy<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    x: VecRef<'_, T>,
+    y: VecMut<'_, T>,
+) -> Result<()> {
     let yr = y.as_ref();
-    two_vector::<T>(b, "copy", (ptr_of(&x), x.inc as i64), (ptr_of(&yr), yr.inc as i64), x.len)
+    two_vector::<T>(
+        b,
+        "copy",
+        (ptr_of(&x), x.inc as i64),
+        (ptr_of(&yr), yr.inc as i64),
+        x.len,
+    )
 }
 
-pub(crate) fn swap<T: Scalar>(b: &Arc<CudaBackend>, x: VecMut<'_, T>, y: VecMut<'_, T>) -> Result<()> {
+pub(crate) fn swap<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    x: VecMut<'_, T>,
+    y: VecMut<'_, T>,
+) -> Result<()> {
     let (xr, yr) = (x.as_ref(), y.as_ref());
-    two_vector::<T>(b, "swap", (ptr_of(&xr), xr.inc as i64), (ptr_of(&yr), yr.inc as i64), xr.len)
+    two_vector::<T>(
+        b,
+        "swap",
+        (ptr_of(&xr), xr.inc as i64),
+        (ptr_of(&yr), yr.inc as i64),
+        xr.len,
+    )
 }

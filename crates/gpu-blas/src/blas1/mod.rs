@@ -135,7 +135,10 @@ fn reduce1<T: Scalar, O: Element>(
 /// assert_eq!(blas1::dot(&x, y.strided(0, 3, -1)?)?, 28.0);
 /// # Ok::<(), gpu_blas::Error>(())
 /// ```
-pub fn dot<'x, 'y, T: Scalar>(x: impl Into<VecRef<'x, T>>, y: impl Into<VecRef<'y, T>>) -> Result<T> {
+pub fn dot<'x, 'y, T: Scalar>(
+    x: impl Into<VecRef<'x, T>>,
+    y: impl Into<VecRef<'y, T>>,
+) -> Result<T> {
     reduce2("dot", Reduction::Dot, x.into(), y.into(), None)
 }
 
@@ -153,7 +156,10 @@ pub fn dot<'x, 'y, T: Scalar>(x: impl Into<VecRef<'x, T>>, y: impl Into<VecRef<'
 /// assert_eq!(blas1::dot(&x, &x)?, C::new(-1.0, 0.0));
 /// # Ok::<(), gpu_blas::Error>(())
 /// ```
-pub fn dotc<'x, 'y, T: Scalar>(x: impl Into<VecRef<'x, T>>, y: impl Into<VecRef<'y, T>>) -> Result<T> {
+pub fn dotc<'x, 'y, T: Scalar>(
+    x: impl Into<VecRef<'x, T>>,
+    y: impl Into<VecRef<'y, T>>,
+) -> Result<T> {
     reduce2("dotc", Reduction::Dotc, x.into(), y.into(), None)
 }
 
@@ -199,7 +205,13 @@ pub fn dotc_compensated<'x, 'y, T: Scalar>(
     x: impl Into<VecRef<'x, T>>,
     y: impl Into<VecRef<'y, T>>,
 ) -> Result<T> {
-    reduce2("dotc_compensated", Reduction::Dot2c, x.into(), y.into(), None)
+    reduce2(
+        "dotc_compensated",
+        Reduction::Dot2c,
+        x.into(),
+        y.into(),
+        None,
+    )
 }
 
 /// Euclidean norm `sqrt(Σᵢ |xᵢ|²)`, free of overflow and underflow for any representable input
@@ -318,7 +330,14 @@ pub fn dot_compensated_into<'x, 'y, T: Scalar>(
     y: impl Into<VecRef<'y, T>>,
     out: &mut DeviceScalar<T>,
 ) -> Result<()> {
-    reduce2("dot_compensated_into", Reduction::Dot2, x.into(), y.into(), Some(out)).map(drop)
+    reduce2(
+        "dot_compensated_into",
+        Reduction::Dot2,
+        x.into(),
+        y.into(),
+        Some(out),
+    )
+    .map(drop)
 }
 
 /// [`nrm2`] with the result left in device memory.
@@ -381,7 +400,14 @@ pub fn iamax_into<'x, T: Scalar>(
     x: impl Into<VecRef<'x, T>>,
     out: &mut DeviceScalar<i64>,
 ) -> Result<()> {
-    reduce1("iamax_into", Reduction::Iamax, x.into(), Some(out), cpu::iamax).map(drop)
+    reduce1(
+        "iamax_into",
+        Reduction::Iamax,
+        x.into(),
+        Some(out),
+        cpu::iamax,
+    )
+    .map(drop)
 }
 
 /// Where an element-wise kernel takes its `alpha` from.
@@ -527,7 +553,10 @@ pub fn scal_dev<'x, T: Scalar>(alpha: &DeviceScalar<T>, x: impl Into<VecMut<'x, 
 /// assert_eq!(y.to_vec()?, vec![3.0, 2.0, 1.0]);
 /// # Ok::<(), gpu_blas::Error>(())
 /// ```
-pub fn copy<'x, 'y, T: Scalar>(x: impl Into<VecRef<'x, T>>, y: impl Into<VecMut<'y, T>>) -> Result<()> {
+pub fn copy<'x, 'y, T: Scalar>(
+    x: impl Into<VecRef<'x, T>>,
+    y: impl Into<VecMut<'y, T>>,
+) -> Result<()> {
     let (x, y) = (x.into(), y.into());
     same_len("copy", x.len, y.len)?;
     x.device().ensure_same(y.device(), "copy")?;
@@ -555,7 +584,10 @@ pub fn copy<'x, 'y, T: Scalar>(x: impl Into<VecRef<'x, T>>, y: impl Into<VecMut<
 /// assert_eq!((x.to_vec()?, y.to_vec()?), (vec![3.0, 4.0], vec![1.0, 2.0]));
 /// # Ok::<(), gpu_blas::Error>(())
 /// ```
-pub fn swap<'x, 'y, T: Scalar>(x: impl Into<VecMut<'x, T>>, y: impl Into<VecMut<'y, T>>) -> Result<()> {
+pub fn swap<'x, 'y, T: Scalar>(
+    x: impl Into<VecMut<'x, T>>,
+    y: impl Into<VecMut<'y, T>>,
+) -> Result<()> {
     let (x, y) = (x.into(), y.into());
     same_len("swap", x.len, y.len)?;
     x.device().ensure_same(y.device(), "swap")?;

@@ -37,7 +37,10 @@ pub fn positive_inc() -> impl Strategy<Value = isize> {
 
 /// Deterministic pseudo-random values in [-1, 1] (never all zero), from a seed.
 pub fn random_values<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407) | 1;
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407)
+        | 1;
     let mut next = move || {
         s ^= s << 13;
         s ^= s >> 7;
@@ -45,7 +48,11 @@ pub fn random_values<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
         // 53 random bits mapped to [-1, 1), never exactly zero.
         let u = (s >> 11) as f64 / (1u64 << 53) as f64;
         let v = 2.0 * u - 1.0;
-        if v == 0.0 { 0.5 } else { v }
+        if v == 0.0 {
+            0.5
+        } else {
+            v
+        }
     };
     (0..n)
         .map(|_| {
@@ -60,7 +67,11 @@ pub fn random_values<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
 pub fn gather<T: Copy>(raw: &[T], offset: usize, n: usize, inc: isize) -> Vec<T> {
     (0..n)
         .map(|i| {
-            let k = if inc > 0 { i * inc as usize } else { (n - 1 - i) * inc.unsigned_abs() };
+            let k = if inc > 0 {
+                i * inc as usize
+            } else {
+                (n - 1 - i) * inc.unsigned_abs()
+            };
             raw[offset + k]
         })
         .collect()
@@ -68,7 +79,11 @@ pub fn gather<T: Copy>(raw: &[T], offset: usize, n: usize, inc: isize) -> Vec<T>
 
 /// Buffer length needed for `n` elements with increment `inc` after `offset`.
 pub fn span(offset: usize, n: usize, inc: isize) -> usize {
-    if n == 0 { offset } else { offset + (n - 1) * inc.unsigned_abs() + 1 }
+    if n == 0 {
+        offset
+    } else {
+        offset + (n - 1) * inc.unsigned_abs() + 1
+    }
 }
 
 pub fn c64<T: Scalar>(v: T) -> C64 {
@@ -109,7 +124,10 @@ pub fn gamma<T: Scalar>(n: usize) -> f64 {
 
 /// Scaled exact-ish reference norm: max · sqrt(Σ (|x|/max)²) in f64.
 pub fn ref_nrm2<T: Scalar>(x: &[T]) -> f64 {
-    let m = x.iter().map(|v| c64(*v).re.abs().max(c64(*v).im.abs())).fold(0.0, f64::max);
+    let m = x
+        .iter()
+        .map(|v| c64(*v).re.abs().max(c64(*v).im.abs()))
+        .fold(0.0, f64::max);
     if m == 0.0 || !m.is_finite() {
         return m;
     }

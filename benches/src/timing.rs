@@ -1,0 +1,69 @@
+//! CUDA-event timing: warm-up, then the median over repeats of the mean time per call.
+
+use cudarc::driver::{sys::CUevent_flags, CudaContext, CudaStream};
+use std::sync::Arc;
+
+/// How many calls to warm up with, how many timed repeats, and calls per repeat.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub warmup: usize,
+    pub reps: usize,
+    pub inner: usize,
+}
+
+impl Plan {
+    /// Enough calls per repeat that a repeat lasts at least ~2 ms for a call of `est_ms`.
+    pub fn for_estimate(est_ms: f64, reps: usize) -> Plan {
+        let inner = ((2.0 / est_ms.max(1e-4)).ceil() as usize).clamp(1, 200);
+        Plan {
+            warmup: inner.max(3),
+            reps,
+            inner,
+        }
+    }
+}
+
+/// Times `f(call_index)` (which must only enqueue work on `stream`) and returns the median over
+/// `plan.reps` repeats of the per-call time in milliseconds.
+pub fn time_ms(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    plan: Plan,
+    mut f: impl FnMut(usize),
+) -> f64 {
+    let start = ctx
+        .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("event");
+    let end = ctx
+        .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("event");
+    let mut k = 0usize;
+    for _ in 0..plan.warmup {
+        f(k);
+        k += 1;
+    }
+    stream.synchronize().expect("warm-up failed");
+    let mut samples = Vec::with_capacity(plan.reps);
+    for _ in 0..plan.reps {
+        start.record(stream).expect("record");
+        for _ in 0..plan.inner {
+            f(k);
+            k += 1;
+        }
+        end.record(stream).expect("record");
+        let ms = start.elapsed_ms(&end).expect("elapsed") as f64;
+        samples.push(ms / plan.inner as f64);
+    }
+    median(&mut samples)
+}
+
+/// Median of a non-empty sample.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
