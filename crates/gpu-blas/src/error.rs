@@ -77,6 +77,29 @@ pub enum Error {
         /// Index of the first non-finite entry.
         index: usize,
     },
+    /// A file or stream could not be read or written.
+    #[error("I/O error on {path}: {message}")]
+    Io {
+        /// The file (or `<stream>`).
+        path: String,
+        /// The operating system's description.
+        message: String,
+    },
+    /// Malformed input text (for example a Matrix Market file), with the 1-based line number.
+    #[error("parse error at line {line}: {message}")]
+    Parse {
+        /// 1-based line number where the problem was found (0 when it concerns the whole input).
+        line: usize,
+        /// What was expected and what was found.
+        message: String,
+    },
+    /// A sparse matrix's arrays are inconsistent (unsorted or out-of-range column indices,
+    /// non-monotone row pointers, wrong lengths).
+    #[error("invalid sparse matrix: {detail}")]
+    InvalidSparse {
+        /// The first problem found, naming the row.
+        detail: String,
+    },
     /// CUDA was asked for but cannot be used here (no driver library, no device, bad ordinal).
     #[error("CUDA unavailable: {0}")]
     CudaUnavailable(String),

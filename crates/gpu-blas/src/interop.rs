@@ -48,3 +48,13 @@ pub fn matrix_ptr<T: Element>(m: &DeviceMatrix<T>) -> Option<u64> {
 pub fn scalar_ptr<T: Element>(s: &DeviceScalar<T>) -> Option<u64> {
     s.buf.cuda_ptr(0)
 }
+
+/// Device addresses of a CUDA CSR matrix's `(row_ptr, col_idx, values)` arrays (`i32`, `i32`,
+/// `T`); `None` on the CPU.
+pub fn csr_ptrs<T: crate::Scalar>(a: &crate::CsrMatrix<T>) -> Option<(u64, u64, u64)> {
+    Some((
+        a.row_ptr.cuda_ptr(0)?,
+        a.col_idx.cuda_ptr(0)?,
+        a.values.cuda_ptr(0)?,
+    ))
+}

@@ -7,6 +7,7 @@
 //!   for strided vectors, rows, columns and blocks; conversions from and to `ndarray`.
 //! * [`Scalar`]: `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
 //! * [`blas1`]: BLAS level 1 on both backends.
+//! * [`CsrMatrix`] and [`spmv`]: sparse matrices and the sparse matrix–vector product.
 //!
 //! ```
 //! use gpu_blas::{blas1, Device, DeviceVec};
@@ -22,9 +23,12 @@ mod buffer;
 mod cuda;
 mod device;
 mod error;
+pub mod gallery;
 pub mod interop;
 mod matrix;
 mod scalar;
+mod sparse;
+pub mod spmv;
 pub mod testing;
 mod vector;
 mod view;
@@ -33,5 +37,6 @@ pub use device::Device;
 pub use error::{Error, Result};
 pub use matrix::DeviceMatrix;
 pub use scalar::{Element, RealScalar, Scalar};
+pub use sparse::{CsrMatrix, RowStats};
 pub use vector::{DeviceScalar, DeviceVec};
 pub use view::{MatMut, MatRef, VecMut, VecRef};

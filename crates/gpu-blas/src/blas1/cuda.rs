@@ -1,8 +1,9 @@
 //! Level 1 on the GPU: argument marshalling and launches of the `kernels/blas1.cu` kernels.
 
 use super::{Alpha, Reduction};
+use crate::cuda::launch::{cfg1, i64_len, kernel_name, launch_err, scalar_arg};
 use crate::cuda::{CudaBackend, BLAS1};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::scalar::{Element, Scalar};
 use crate::vector::DeviceScalar;
 use crate::view::{VecMut, VecRef};
@@ -22,19 +23,6 @@ fn ew_grid<T: Element>(n: usize) -> u32 {
         .clamp(1, i32::MAX as usize) as u32
 }
 
-/// A scalar kernel argument: the value's bytes, zero-padded. The driver copies as many bytes as
-/// the kernel's parameter has (4, 8 or 16), so one 16-byte carrier fits every `Scalar`.
-fn scalar_arg<T: Element>(v: T) -> [i64; 2] {
-    let mut out = [0i64; 2];
-    let src = crate::buffer::as_bytes(std::slice::from_ref(&v));
-    crate::buffer::as_bytes_mut(&mut out)[..src.len()].copy_from_slice(src);
-    out
-}
-
-fn kernel_name<T: Scalar>(base: &str) -> String {
-    format!("{base}_{}", T::PREFIX)
-}
-
 /// Blocks for a grid-stride kernel over `n` elements of `T`: enough to fill the GPU, capped so
 /// each thread handles a few 16-byte packs at small sizes.
 fn grid_for<T: Element>(b: &CudaBackend, n: usize, per_sm: u32, packs_per_thread: usize) -> u32 {
@@ -46,22 +34,7 @@ fn grid_for<T: Element>(b: &CudaBackend, n: usize, per_sm: u32, packs_per_thread
 }
 
 fn cfg(grid: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (grid, 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
-fn i64_len(op: &'static str, n: usize) -> Result<i64> {
-    i64::try_from(n).map_err(|_| Error::SizeTooLarge {
-        op,
-        detail: format!("{n} elements"),
-    })
-}
-
-fn launch_err(op: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
-    move |e| Error::cuda(op, e)
+    cfg1(grid, BLOCK)
 }
 
 fn ptr_of<T: Element>(v: &VecRef<'_, T>) -> u64 {

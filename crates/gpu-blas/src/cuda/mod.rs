@@ -1,9 +1,10 @@
 //! The CUDA backend: one context and one stream per GPU, embedded kernel modules, and the
 //! reduction workspace. Everything unsafe about CUDA lives in this module tree.
 
+pub(crate) mod launch;
 mod modules;
 
-pub(crate) use modules::{KernelModule, BLAS1};
+pub(crate) use modules::{KernelModule, BLAS1, SPMV};
 
 use crate::error::{Error, Result};
 use cudarc::driver::{

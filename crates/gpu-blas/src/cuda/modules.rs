@@ -11,3 +11,9 @@ pub(crate) static BLAS1: KernelModule = KernelModule {
     name: "blas1",
     image: include_bytes!("../../../../kernels/blas1.fatbin"),
 };
+
+/// CSR sparse matrix-vector kernels (`kernels/spmv.cu`).
+pub(crate) static SPMV: KernelModule = KernelModule {
+    name: "spmv",
+    image: include_bytes!("../../../../kernels/spmv.fatbin"),
+};

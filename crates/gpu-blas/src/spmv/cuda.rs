@@ -1,0 +1,135 @@
+//! SpMV on the GPU: kernel selection and launches of `kernels/spmv.cu`.
+
+use super::SpmvKernel;
+use crate::buffer::Buffer;
+use crate::cuda::launch::{cfg1, kernel_name, launch_err, scalar_arg};
+use crate::cuda::{CudaBackend, SPMV};
+use crate::error::Result;
+use crate::scalar::Scalar;
+use crate::sparse::CsrMatrix;
+use crate::view::{VecMut, VecRef};
+use cudarc::driver::PushKernelArg;
+use std::sync::Arc;
+
+const BLOCK: u32 = 256;
+/// Entries a row block of the adaptive kernel may stage in shared memory (`ADAPT_NNZ`).
+const ADAPT_NNZ: i32 = 1024;
+
+/// Row blocks for the adaptive kernel: consecutive rows are grouped while their entries fit in
+/// `ADAPT_NNZ`; a longer row gets a block of its own.
+pub(crate) fn row_blocks(row_ptr: &[i32]) -> Vec<i32> {
+    let rows = row_ptr.len() - 1;
+    let mut blocks = vec![0i32];
+    let mut start = 0usize;
+    for r in 0..rows {
+        let block_nnz = row_ptr[r + 1] - row_ptr[start];
+        if block_nnz > ADAPT_NNZ {
+            // Close the block before row r (if it has rows), then r's fate is decided next.
+            if r > start {
+                blocks.push(r as i32);
+                start = r;
+            }
+            if row_ptr[r + 1] - row_ptr[r] > ADAPT_NNZ {
+                blocks.push(r as i32 + 1);
+                start = r + 1;
+            }
+        }
+    }
+    if start < rows {
+        blocks.push(rows as i32);
+    }
+    blocks
+}
+
+fn adaptive_blocks<T: Scalar>(a: &CsrMatrix<T>) -> Result<&Buffer<i32>> {
+    if let Some(b) = a.row_blocks.get() {
+        return Ok(b);
+    }
+    let rp = a.row_ptr.to_vec()?;
+    let blocks = Buffer::from_vec(a.device(), row_blocks(&rp), "spmv row blocks")?;
+    Ok(a.row_blocks.get_or_init(|| blocks))
+}
+
+pub(crate) fn spmv<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    kernel: SpmvKernel,
+    alpha: T,
+    a: &CsrMatrix<T>,
+    x: VecRef<'_, T>,
+    beta: T,
+    y: VecMut<'_, T>,
+) -> Result<()> {
+    let rows = a.rows() as i32;
+    if rows == 0 {
+        return Ok(());
+    }
+    let (name, grid, blocks) = match kernel {
+        SpmvKernel::ThreadPerRow | SpmvKernel::Auto => {
+            ("spmv_row".to_string(), (rows as u32).div_ceil(BLOCK), None)
+        }
+        SpmvKernel::VectorPerRow { lanes } => {
+            let per_block = BLOCK / lanes;
+            (
+                format!("spmv_vec{lanes}"),
+                (rows as u32).div_ceil(per_block),
+                None,
+            )
+        }
+        SpmvKernel::Adaptive => {
+            let bl = adaptive_blocks(a)?;
+            ("spmv_adapt".to_string(), (bl.len() - 1) as u32, Some(bl))
+        }
+    };
+    let f = b.function(&SPMV, &kernel_name::<T>(&name))?;
+    let p = |buf: &Buffer<i32>| buf.cuda_ptr(0).unwrap_or(0);
+    let (rp, ci) = (p(&a.row_ptr), p(&a.col_idx));
+    let va = a.values.cuda_ptr(0).unwrap_or(0);
+    let (xp, incx) = (x.buf.cuda_ptr(x.offset).unwrap_or(0), x.inc as i64);
+    let (yp, incy) = (y.buf.cuda_ptr(y.offset).unwrap_or(0), y.inc as i64);
+    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let blocks_ptr = blocks.map(p);
+    let mut l = b.stream().launch_builder(&f);
+    if let Some(bp) = &blocks_ptr {
+        l.arg(bp);
+    }
+    l.arg(&rows)
+        .arg(&rp)
+        .arg(&ci)
+        .arg(&va)
+        .arg(&xp)
+        .arg(&incx)
+        .arg(&yp)
+        .arg(&incy)
+        .arg(&al)
+        .arg(&be);
+    // SAFETY: parameters ([blocks,] rows, row_ptr, col_idx, values, x, incx, y, incy, alpha, beta)
+    // match the kernels; the CSR arrays were validated at construction (indices in range), x and
+    // y cover cols and rows elements (checked by the caller); the row blocks partition 0..rows
+    // with at most ADAPT_NNZ entries in any multi-row block.
+    unsafe { l.launch(cfg1(grid.max(1), BLOCK)) }.map_err(launch_err("spmv"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_blocks;
+
+    #[test]
+    fn row_blocks_partition_rows_and_cap_entries() {
+        // rows of length 500, 500, 30, 5000, 0, 1, 1
+        let lens = [500, 500, 30, 5000, 0, 1, 1];
+        let mut rp = vec![0i32];
+        for l in lens {
+            rp.push(rp.last().unwrap() + l);
+        }
+        let b = row_blocks(&rp);
+        assert_eq!(b, vec![0, 2, 3, 4, 7]);
+        for w in b.windows(2) {
+            let nnz = rp[w[1] as usize] - rp[w[0] as usize];
+            assert!(
+                w[1] - w[0] == 1 || nnz <= super::ADAPT_NNZ,
+                "{w:?} holds {nnz}"
+            );
+        }
+    }
+}

@@ -1,0 +1,147 @@
+// CSR sparse matrix-vector product y = alpha*A*x + beta*y for s, d, c, z.
+//
+// Three kernel families (the host picks one from the row-length statistics):
+//   spmv_row_<p>     one thread per row
+//   spmv_vec<L>_<p>  L lanes per row (L = 2, 4, 8, 16, 32), shuffle reduction
+//   spmv_adapt_<p>   load-balanced row blocks: a block gets many short rows holding at most
+//                    ADAPT_NNZ entries (products staged in shared memory, then reduced by groups
+//                    of lanes sized to the rows) or one long row (reduced by the whole block).
+// Matrix entries are read once with streaming loads; x goes through the read-only cache.
+// With beta == 0, y is not read.
+
+#include "common.cuh"
+
+#define SPMV_BLOCK 256
+#define ADAPT_NNZ 1024
+
+__device__ __forceinline__ float ld_stream(const float* p) { return __ldcs(p); }
+__device__ __forceinline__ double ld_stream(const double* p) { return __ldcs(p); }
+__device__ __forceinline__ cf32 ld_stream(const cf32* p) {
+    float2 v = __ldcs(reinterpret_cast<const float2*>(p));
+    return {v.x, v.y};
+}
+__device__ __forceinline__ cf64 ld_stream(const cf64* p) {
+    double2 v = __ldcs(reinterpret_cast<const double2*>(p));
+    return {v.x, v.y};
+}
+__device__ __forceinline__ float ld_ro(const float* p) { return __ldg(p); }
+__device__ __forceinline__ double ld_ro(const double* p) { return __ldg(p); }
+__device__ __forceinline__ cf32 ld_ro(const cf32* p) {
+    float2 v = __ldg(reinterpret_cast<const float2*>(p));
+    return {v.x, v.y};
+}
+__device__ __forceinline__ cf64 ld_ro(const cf64* p) {
+    double2 v = __ldg(reinterpret_cast<const double2*>(p));
+    return {v.x, v.y};
+}
+
+__device__ __forceinline__ bool is_zero(float v) { return v == 0.0f; }
+__device__ __forceinline__ bool is_zero(double v) { return v == 0.0; }
+__device__ __forceinline__ bool is_zero(cf32 v) { return v.re == 0.0f && v.im == 0.0f; }
+__device__ __forceinline__ bool is_zero(cf64 v) { return v.re == 0.0 && v.im == 0.0; }
+
+template <class T>
+__device__ __forceinline__ void store_row(T* y, i64 incy, int r, T alpha, T beta, T sum) {
+    T* p = y + (i64)r * incy;
+    *p = is_zero(beta) ? mul(alpha, sum) : madd(alpha, sum, mul(beta, *p));
+}
+
+// Sum over the `width` lanes of an aligned lane group (width a power of two <= 32); all lanes of
+// the warp must call it.
+template <class T> __device__ __forceinline__ T group_sum(T v, int width) {
+    for (int d = width >> 1; d > 0; d >>= 1) v = add(v, shfl_down(v, d));
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ T row_dot(const int* __restrict__ col, const T* __restrict__ val,
+                                     const T* __restrict__ x, i64 incx, int k0, int k1, int first,
+                                     int step) {
+    T s = zero<T>();
+    for (int k = k0 + first; k < k1; k += step) s = madd(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx), s);
+    return s;
+}
+
+template <class T>
+__device__ void spmv_row(int rows, const int* __restrict__ rp, const int* __restrict__ col,
+                         const T* __restrict__ val, const T* __restrict__ x, i64 incx, T* y, i64 incy,
+                         T alpha, T beta) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    store_row(y, incy, r, alpha, beta, row_dot(col, val, x, incx, rp[r], rp[r + 1], 0, 1));
+}
+
+template <class T, int L>
+__device__ void spmv_vec(int rows, const int* __restrict__ rp, const int* __restrict__ col,
+                         const T* __restrict__ val, const T* __restrict__ x, i64 incx, T* y, i64 incy,
+                         T alpha, T beta) {
+    const int lane = threadIdx.x & (L - 1);
+    const int r = (blockIdx.x * blockDim.x + threadIdx.x) / L;
+    T s = zero<T>();
+    if (r < rows) s = row_dot(col, val, x, incx, rp[r], rp[r + 1], lane, L);
+    s = group_sum(s, L);
+    if (r < rows && lane == 0) store_row(y, incy, r, alpha, beta, s);
+}
+
+template <class T> struct SumOf {
+    T s;
+    static __device__ __forceinline__ SumOf identity() { return {zero<T>()}; }
+    static __device__ __forceinline__ SumOf combine(SumOf a, SumOf b) { return {add(a.s, b.s)}; }
+};
+
+template <class T>
+__device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict__ rp,
+                           const int* __restrict__ col, const T* __restrict__ val,
+                           const T* __restrict__ x, i64 incx, T* y, i64 incy, T alpha, T beta) {
+    __shared__ T prod[ADAPT_NNZ];
+    const int r0 = blocks[blockIdx.x], r1 = blocks[blockIdx.x + 1];
+    const int nrows = r1 - r0;
+    const int tid = threadIdx.x;
+    if (nrows == 1) {
+        // One (long) row: the whole block.
+        SumOf<T> acc{row_dot(col, val, x, incx, rp[r0], rp[r0 + 1], tid, SPMV_BLOCK)};
+        acc = block_reduce(acc);
+        if (tid == 0) store_row(y, incy, r0, alpha, beta, acc.s);
+        return;
+    }
+    // Many short rows: stage the products, then reduce each row with a lane group.
+    const int k0 = rp[r0], k1 = rp[r1];
+    for (int k = k0 + tid; k < k1; k += SPMV_BLOCK)
+        prod[k - k0] = mul(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx));
+    __syncthreads();
+    int tpr = 1;
+    while (tpr < 32 && tpr * 2 * nrows <= SPMV_BLOCK) tpr *= 2;
+    const int groups = SPMV_BLOCK / tpr, g = tid / tpr, lane = tid & (tpr - 1);
+    for (int base = 0; base < nrows; base += groups) {
+        const int rr = base + g;
+        T s = zero<T>();
+        if (rr < nrows) {
+            const int a = rp[r0 + rr] - k0, b = rp[r0 + rr + 1] - k0;
+            for (int k = a + lane; k < b; k += tpr) s = add(s, prod[k]);
+        }
+        s = group_sum(s, tpr);
+        if (rr < nrows && lane == 0) store_row(y, incy, r0 + rr, alpha, beta, s);
+    }
+}
+
+#define SPMV_ARGS(T)                                                                          \
+    int rows, const int* __restrict__ rp, const int* __restrict__ col, const T* __restrict__ val, \
+        const T* __restrict__ x, i64 incx, T* y, i64 incy, T alpha, T beta
+#define SPMV_PASS rows, rp, col, val, x, incx, y, incy, alpha, beta
+
+#define SPMV_KERNELS(P, T)                                                                                       \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_row_##P(SPMV_ARGS(T)) { spmv_row<T>(SPMV_PASS); } \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec2_##P(SPMV_ARGS(T)) { spmv_vec<T, 2>(SPMV_PASS); } \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec4_##P(SPMV_ARGS(T)) { spmv_vec<T, 4>(SPMV_PASS); } \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec8_##P(SPMV_ARGS(T)) { spmv_vec<T, 8>(SPMV_PASS); } \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec16_##P(SPMV_ARGS(T)) { spmv_vec<T, 16>(SPMV_PASS); } \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec32_##P(SPMV_ARGS(T)) { spmv_vec<T, 32>(SPMV_PASS); } \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_adapt_##P(const int* __restrict__ blocks, SPMV_ARGS(T)) { \
+        (void)rows;                                                                                              \
+        spmv_adapt<T>(blocks, rp, col, val, x, incx, y, incy, alpha, beta);                                      \
+    }
+
+SPMV_KERNELS(s, float)
+SPMV_KERNELS(d, double)
+SPMV_KERNELS(c, cf32)
+SPMV_KERNELS(z, cf64)
