@@ -49,6 +49,25 @@ __device__ __forceinline__ double conj(double a) { return a; }
 __device__ __forceinline__ cf32 conj(cf32 a) { return {a.re, -a.im}; }
 __device__ __forceinline__ cf64 conj(cf64 a) { return {a.re, -a.im}; }
 
+__device__ __forceinline__ float neg(float a) { return -a; }
+__device__ __forceinline__ double neg(double a) { return -a; }
+__device__ __forceinline__ cf32 neg(cf32 a) { return {-a.re, -a.im}; }
+__device__ __forceinline__ cf64 neg(cf64 a) { return {-a.re, -a.im}; }
+
+// a / b (complex division scaled by the larger part of b, Smith's method)
+__device__ __forceinline__ float div_s(float a, float b) { return a / b; }
+__device__ __forceinline__ double div_s(double a, double b) { return a / b; }
+template <class C, class R> __device__ __forceinline__ C cdiv(C a, C b) {
+    if (fabs(b.re) >= fabs(b.im)) {
+        const R r = b.im / b.re, d = b.re + b.im * r;
+        return {(a.re + a.im * r) / d, (a.im - a.re * r) / d};
+    }
+    const R r = b.re / b.im, d = b.im + b.re * r;
+    return {(a.re * r + a.im) / d, (a.im * r - a.re) / d};
+}
+__device__ __forceinline__ cf32 div_s(cf32 a, cf32 b) { return cdiv<cf32, float>(a, b); }
+__device__ __forceinline__ cf64 div_s(cf64 a, cf64 b) { return cdiv<cf64, double>(a, b); }
+
 // |re| + |im|
 __device__ __forceinline__ float abs1(float a) { return fabsf(a); }
 __device__ __forceinline__ double abs1(double a) { return fabs(a); }

@@ -17,7 +17,7 @@ pub struct Ctx<'a> {
     pub reps: usize,
 }
 
-fn dtype<T: Scalar>() -> &'static str {
+pub fn dtype<T: Scalar>() -> &'static str {
     match T::PREFIX {
         's' => "f32",
         'd' => "f64",

@@ -10,7 +10,7 @@ pub struct Cublas {
     pub h: cb::cublasHandle_t,
 }
 
-fn ok(s: cb::cublasStatus_t, what: &str) {
+pub fn ok(s: cb::cublasStatus_t, what: &str) {
     assert_eq!(
         s,
         cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS,

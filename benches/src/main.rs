@@ -5,8 +5,11 @@
 //! Usage: `gpu-bench [--quick] [--reps N] [--json PATH] [--markdown PATH]`
 
 mod blas1;
+mod blas2;
 mod cublas;
+mod cusparse;
 mod report;
+mod spmv;
 mod timing;
 
 use cudarc::driver::result as drv;
@@ -18,6 +21,7 @@ struct Args {
     quick: bool,
     reps: usize,
     json: Option<String>,
+    only: Vec<String>,
     markdown: Option<String>,
 }
 
@@ -27,6 +31,7 @@ fn parse_args() -> Args {
         reps: 15,
         json: None,
         markdown: None,
+        only: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -35,8 +40,14 @@ fn parse_args() -> Args {
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(15),
             "--json" => a.json = it.next(),
             "--markdown" => a.markdown = it.next(),
+            "--only" => {
+                a.only = it
+                    .next()
+                    .map(|v| v.split(',').map(String::from).collect())
+                    .unwrap_or_default()
+            }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,spmv] [--reps N] [--json PATH] [--markdown PATH]");
                 std::process::exit(0);
             }
             other => {
@@ -90,7 +101,8 @@ fn main() {
     };
     let mut rows: Vec<Row> = Vec::new();
     let sizes: &[u32] = if args.quick { &[20, 24] } else { &[20, 24, 27] };
-    for &e in sizes {
+    let run_blas1 = args.only.is_empty() || args.only.iter().any(|o| o == "blas1");
+    for &e in sizes.iter().filter(|_| run_blas1) {
         let n = 1usize << e;
         eprintln!("level 1, n = 2^{e}");
         blas1::run::<f64>(&cx, n, &mut rows);
@@ -99,6 +111,18 @@ fn main() {
         // f32 is measured at twice the length for the same bytes at the largest size.
         let nf = if e == 27 { n << 1 } else { n };
         blas1::run::<f32>(&cx, nf, &mut rows);
+    }
+    if args.only.is_empty() || args.only.iter().any(|o| o == "blas2") {
+        for n in [4096usize, 16384] {
+            eprintln!("level 2, n = {n}");
+            blas2::run::<f64>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
+            blas2::run::<f32>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
+            blas2::run::<Complex32>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
+            blas2::run::<Complex64>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
+        }
+    }
+    if args.only.is_empty() || args.only.iter().any(|o| o == "spmv") {
+        spmv_suite(&dev, copy_gbps, args.reps, &mut rows);
     }
     let report = Report {
         device: dev.name(),
@@ -112,4 +136,66 @@ fn main() {
         std::fs::write(p, report::markdown(&report)).expect("writing markdown");
     }
     print!("{}", report::table(&report));
+}
+
+/// The SpMV matrices: 3-D Poisson 160^3, 2-D Poisson 2048^2, a power-law matrix with row lengths
+/// from 1 to 10^4, and every Matrix Market file in `$GPU_LINALG_MATRICES`.
+fn spmv_suite(dev: &Device, copy_gbps: f64, reps: usize, rows: &mut Vec<Row>) {
+    use gpu_blas::gallery;
+    eprintln!("spmv: poisson3d 160");
+    spmv::run::<f64>(
+        dev,
+        "poisson3d-160",
+        &gallery::poisson3d(160),
+        copy_gbps,
+        reps,
+        rows,
+    );
+    eprintln!("spmv: poisson2d 2048");
+    spmv::run::<f64>(
+        dev,
+        "poisson2d-2048",
+        &gallery::poisson2d(2048),
+        copy_gbps,
+        reps,
+        rows,
+    );
+    eprintln!("spmv: power law");
+    spmv::run::<f64>(
+        dev,
+        "powerlaw-1M",
+        &gallery::power_law(1 << 20, 1, 10_000, 42),
+        copy_gbps,
+        reps,
+        rows,
+    );
+    for (name, m) in shipped_matrices() {
+        eprintln!("spmv: {name}");
+        spmv::run::<f64>(dev, &name, &m, copy_gbps, reps, rows);
+    }
+}
+
+/// Matrix Market files from `$GPU_LINALG_MATRICES` (the GPU bundle sets it).
+fn shipped_matrices() -> Vec<(String, sprs::CsMat<f64>)> {
+    let Ok(dir) = std::env::var("GPU_LINALG_MATRICES") else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "mtx"))
+        .filter_map(|p| match gpu_blas::matrix_market::read::<f64>(&p) {
+            Ok((_, gpu_blas::matrix_market::MmMatrix::Sparse(m))) => {
+                Some((p.file_stem().unwrap().to_string_lossy().into_owned(), m))
+            }
+            Ok(_) => None,
+            Err(e) => {
+                eprintln!("skipping {}: {e}", p.display());
+                None
+            }
+        })
+        .collect()
 }

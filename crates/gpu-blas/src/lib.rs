@@ -6,7 +6,7 @@
 //!   leading dimension), [`DeviceScalar`], and views [`VecRef`]/[`VecMut`]/[`MatRef`]/[`MatMut`]
 //!   for strided vectors, rows, columns and blocks; conversions from and to `ndarray`.
 //! * [`Scalar`]: `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
-//! * [`blas1`]: BLAS level 1 on both backends.
+//! * [`blas1`], [`blas2`]: BLAS levels 1 and 2 on both backends.
 //! * [`CsrMatrix`] and [`spmv`]: sparse matrices and the sparse matrix–vector product.
 //!
 //! ```
@@ -19,6 +19,7 @@
 //! ```
 
 pub mod blas1;
+pub mod blas2;
 mod buffer;
 mod cuda;
 mod device;
@@ -26,6 +27,7 @@ mod error;
 pub mod gallery;
 pub mod interop;
 mod matrix;
+pub mod matrix_market;
 mod scalar;
 mod sparse;
 pub mod spmv;

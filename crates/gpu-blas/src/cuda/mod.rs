@@ -4,7 +4,7 @@
 pub(crate) mod launch;
 mod modules;
 
-pub(crate) use modules::{KernelModule, BLAS1, SPMV};
+pub(crate) use modules::{KernelModule, BLAS1, BLAS2, SPMV};
 
 use crate::error::{Error, Result};
 use cudarc::driver::{

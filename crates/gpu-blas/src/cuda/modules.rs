@@ -17,3 +17,9 @@ pub(crate) static SPMV: KernelModule = KernelModule {
     name: "spmv",
     image: include_bytes!("../../../../kernels/spmv.fatbin"),
 };
+
+/// Level-2 BLAS kernels (`kernels/blas2.cu`).
+pub(crate) static BLAS2: KernelModule = KernelModule {
+    name: "blas2",
+    image: include_bytes!("../../../../kernels/blas2.fatbin"),
+};

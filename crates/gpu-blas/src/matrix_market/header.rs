@@ -189,7 +189,7 @@ impl fmt::Display for MmSymmetry {
     }
 }
 
-/// At most `max` characters of `s`, for quoting input in error messages.
+/// At most 60 characters of `s`, for quoting input in error messages.
 pub(crate) fn snippet(s: &str) -> String {
     const MAX: usize = 60;
     let mut out: String = s.chars().take(MAX).collect();

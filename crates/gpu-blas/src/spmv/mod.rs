@@ -1,7 +1,7 @@
 //! Sparse matrix–vector product `y ← α·A·x + β·y` for [`CsrMatrix`].
 //!
 //! On the GPU three kernel families are available and [`SpmvKernel::Auto`] picks one from the
-//! matrix's [`RowStats`](crate::RowStats):
+//! matrix's [`RowStats`]:
 //! * [`SpmvKernel::ThreadPerRow`]: one thread per row, for very short rows;
 //! * [`SpmvKernel::VectorPerRow`]: a group of 2–32 lanes per row (the group size follows the mean
 //!   row length), for regular rows;

@@ -1,0 +1,483 @@
+//! Level 2 on the GPU: launches of `kernels/blas2.cu`.
+
+use super::{Diag, Trans, Uplo};
+use crate::buffer::Buffer;
+use crate::cuda::launch::{i64_len, kernel_name, launch_err, scalar_arg};
+use crate::cuda::{CudaBackend, BLAS2};
+use crate::error::Result;
+use crate::scalar::Scalar;
+use crate::view::{MatMut, MatRef, VecMut, VecRef};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use std::mem::size_of;
+use std::sync::Arc;
+
+const BLOCK: u32 = 256;
+/// Diagonal block size of the blocked triangular solve (`TRSV_NB`).
+const TRSV_NB: usize = 32;
+
+/// A matrix as the kernels see it.
+#[derive(Clone, Copy)]
+struct DMat {
+    ptr: u64,
+    rows: usize,
+    cols: usize,
+    ld: usize,
+}
+
+/// A strided vector as the kernels see it: lowest-addressed element, signed increment.
+#[derive(Clone, Copy)]
+struct DVec {
+    ptr: u64,
+    len: usize,
+    inc: i64,
+}
+
+fn dmat<T: Scalar>(a: &MatRef<'_, T>) -> DMat {
+    DMat {
+        ptr: a.buf.cuda_ptr(a.offset).unwrap_or(0),
+        rows: a.rows,
+        cols: a.cols,
+        ld: a.ld,
+    }
+}
+
+fn dvec<T: Scalar>(v: &VecRef<'_, T>) -> DVec {
+    DVec {
+        ptr: v.buf.cuda_ptr(v.offset).unwrap_or(0),
+        len: v.len,
+        inc: v.inc as i64,
+    }
+}
+
+impl DMat {
+    fn block<T>(&self, r0: usize, c0: usize, rows: usize, cols: usize) -> DMat {
+        DMat {
+            ptr: self.ptr + ((r0 + c0 * self.ld) * size_of::<T>()) as u64,
+            rows,
+            cols,
+            ld: self.ld,
+        }
+    }
+}
+
+impl DVec {
+    /// Logical elements `start..start + len`.
+    fn sub<T>(&self, start: usize, len: usize) -> DVec {
+        let lowest = if len == 0 {
+            0
+        } else if self.inc > 0 {
+            start * self.inc as usize
+        } else {
+            (self.len - start - len) * self.inc.unsigned_abs() as usize
+        };
+        DVec {
+            ptr: self.ptr + (lowest * size_of::<T>()) as u64,
+            len,
+            inc: self.inc,
+        }
+    }
+}
+
+/// Whether 16-byte packs can be used down the columns of `a` (and along `x` when given).
+fn packable<T>(a: &DMat, x: Option<&DVec>) -> bool {
+    let v = (16 / size_of::<T>()).max(1);
+    a.ptr % 16 == 0 && a.ld % v == 0 && x.is_none_or(|x| x.inc == 1 && x.ptr % 16 == 0)
+}
+
+fn cfg(grid: (u32, u32), block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid.0, grid.1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Scratch for the split partial sums (`splits × len` elements), when more than one split.
+fn partials<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    splits: usize,
+    len: usize,
+) -> Result<Option<Buffer<T>>> {
+    if splits <= 1 {
+        return Ok(None);
+    }
+    let dev = crate::Device::cuda(b.ordinal)?;
+    Buffer::<T>::uninit(&dev, splits * len, "gemv partial sums").map(Some)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn split_reduce<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    len: usize,
+    splits: usize,
+    parts: u64,
+    alpha: T,
+    beta: T,
+    y: DVec,
+) -> Result<()> {
+    let f = b.function(&BLAS2, &kernel_name::<T>("split_reduce"))?;
+    let (len_i, splits_i) = (i64_len("gemv", len)?, splits as i32);
+    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&len_i)
+        .arg(&splits_i)
+        .arg(&parts)
+        .arg(&al)
+        .arg(&be)
+        .arg(&y.ptr)
+        .arg(&y.inc);
+    // SAFETY: (len, splits, partials, alpha, beta, y, incy) match split_reduce_<p>; partials
+    // holds splits*len elements written by the preceding kernel; y covers len elements.
+    unsafe { l.launch(cfg(((len as u32).div_ceil(BLOCK), 1), BLOCK)) }
+        .map_err(launch_err("gemv"))?;
+    Ok(())
+}
+
+/// `y ← α·A·x + β·y` restricted to triangle `mode` (0 full), `herm`: real diagonal.
+#[allow(clippy::too_many_arguments)]
+fn gemv_n<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    alpha: T,
+    a: DMat,
+    x: DVec,
+    beta: T,
+    y: DVec,
+    mode: i32,
+    herm: bool,
+) -> Result<()> {
+    let (m, n) = (a.rows, a.cols);
+    if m == 0 {
+        return Ok(());
+    }
+    let vec = mode == 0 && packable::<T>(&a, None);
+    let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
+    let row_tiles = m.div_ceil(BLOCK as usize * v);
+    // Enough blocks to fill the GPU: split the columns.
+    let target = (b.sm_count as usize) * 4;
+    let splits = if n == 0 {
+        1
+    } else {
+        target
+            .div_ceil(row_tiles)
+            .clamp(1, n.div_ceil(8))
+            .min(65535)
+    };
+    let cps = n.div_ceil(splits).max(1);
+    let splits = if n == 0 { 1 } else { n.div_ceil(cps) };
+    let parts = partials::<T>(b, splits, m)?;
+    let pp = parts.as_ref().and_then(|p| p.cuda_ptr(0)).unwrap_or(0);
+    let name = if vec { "gemvn_vec" } else { "gemvn" };
+    let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
+    let (mi, ni, ldi, cpsi) = (m as i64, n as i64, a.ld as i64, cps as i64);
+    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let herm_i = i32::from(herm);
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&mi)
+        .arg(&ni)
+        .arg(&al)
+        .arg(&a.ptr)
+        .arg(&ldi)
+        .arg(&x.ptr)
+        .arg(&x.inc)
+        .arg(&be)
+        .arg(&y.ptr)
+        .arg(&y.inc);
+    l.arg(&pp).arg(&mode).arg(&herm_i).arg(&cpsi);
+    // SAFETY: arguments match gemvn[_vec]_<p>; A covers m x n with leading dimension ld (views are
+    // bounds-checked), x has n and y m elements; the vector kernel is chosen only when A's columns
+    // are 16-byte aligned; partials has splits*m elements when splits > 1.
+    unsafe { l.launch(cfg((row_tiles as u32, splits as u32), BLOCK)) }
+        .map_err(launch_err("gemv"))?;
+    if splits > 1 {
+        split_reduce(b, m, splits, pp, alpha, beta, y)?;
+    }
+    // `parts` is stream-ordered memory: freeing it here is ordered after the kernels above.
+    drop(parts);
+    Ok(())
+}
+
+/// `y ← α·op(A)·x + β·y` for op = T/C, restricted to triangle `mode`.
+#[allow(clippy::too_many_arguments)]
+fn gemv_t<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    conj: bool,
+    alpha: T,
+    a: DMat,
+    x: DVec,
+    beta: T,
+    y: DVec,
+    mode: i32,
+    herm: bool,
+) -> Result<()> {
+    let (m, n) = (a.rows, a.cols);
+    if n == 0 {
+        return Ok(());
+    }
+    let vec = mode == 0 && packable::<T>(&a, Some(&x));
+    let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
+    let warps_per_block = (BLOCK / 32) as usize;
+    let col_blocks = n.div_ceil(warps_per_block);
+    let target = (b.sm_count as usize) * 8;
+    // Split tall columns so the GPU fills; each split at least 32 packs of rows.
+    let max_splits = m.div_ceil(32 * 32 * v).max(1);
+    let splits = target.div_ceil(col_blocks).clamp(1, max_splits).min(65535);
+    let rps = m.div_ceil(splits).div_ceil(v) * v;
+    let splits = if m == 0 { 1 } else { m.div_ceil(rps.max(1)) };
+    let parts = partials::<T>(b, splits, n)?;
+    let pp = parts.as_ref().and_then(|p| p.cuda_ptr(0)).unwrap_or(0);
+    let name = if vec { "gemvt_vec" } else { "gemvt" };
+    let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
+    let (mi, ni, ldi, rpsi) = (m as i64, n as i64, a.ld as i64, rps.max(1) as i64);
+    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let (conj_i, herm_i) = (i32::from(conj && T::IS_COMPLEX), i32::from(herm));
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&mi)
+        .arg(&ni)
+        .arg(&al)
+        .arg(&a.ptr)
+        .arg(&ldi)
+        .arg(&x.ptr)
+        .arg(&x.inc)
+        .arg(&be)
+        .arg(&y.ptr)
+        .arg(&y.inc);
+    l.arg(&pp).arg(&conj_i).arg(&mode).arg(&herm_i).arg(&rpsi);
+    // SAFETY: arguments match gemvt[_vec]_<p>; A covers m x n (ld), x has m and y n elements; the
+    // vector kernel requires 16-byte aligned columns and a contiguous aligned x; partials has
+    // splits*n elements when splits > 1.
+    unsafe { l.launch(cfg((col_blocks as u32, splits as u32), BLOCK)) }
+        .map_err(launch_err("gemv"))?;
+    if splits > 1 {
+        split_reduce(b, n, splits, pp, alpha, beta, y)?;
+    }
+    drop(parts);
+    Ok(())
+}
+
+pub(crate) fn gemv<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    trans: Trans,
+    alpha: T,
+    a: MatRef<'_, T>,
+    x: VecRef<'_, T>,
+    beta: T,
+    y: VecMut<'_, T>,
+) -> Result<()> {
+    let (a, x, y) = (dmat(&a), dvec(&x), dvec(&y.as_ref()));
+    match trans {
+        Trans::N => gemv_n(b, alpha, a, x, beta, y, 0, false),
+        Trans::T => gemv_t(b, false, alpha, a, x, beta, y, 0, false),
+        Trans::C => gemv_t(b, true, alpha, a, x, beta, y, 0, false),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn symv<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    herm: bool,
+    uplo: Uplo,
+    alpha: T,
+    a: MatRef<'_, T>,
+    x: VecRef<'_, T>,
+    beta: T,
+    y: VecMut<'_, T>,
+) -> Result<()> {
+    let (a, x, y) = (dmat(&a), dvec(&x), dvec(&y.as_ref()));
+    // A = tri + strict_triᵀ (conjugated for Hermitian): two passes over the stored triangle.
+    let (with_diag, strict) = match uplo {
+        Uplo::Lower => (1, 3),
+        Uplo::Upper => (2, 4),
+    };
+    gemv_n(b, alpha, a, x, beta, y, with_diag, herm)?;
+    gemv_t(b, herm, alpha, a, x, T::one(), y, strict, false)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rank1<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    conj_y: bool,
+    alpha: T,
+    x: DVec,
+    y: DVec,
+    a: DMat,
+    mode: i32,
+    herm: bool,
+) -> Result<()> {
+    let (m, n) = (a.rows, a.cols);
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let vec = packable::<T>(&a, Some(&x));
+    let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
+    let tiles = m.div_ceil(BLOCK as usize * v);
+    let f = b.function(
+        &BLAS2,
+        &kernel_name::<T>(if vec { "rank1_vec" } else { "rank1" }),
+    )?;
+    let (mi, ni, ldi) = (m as i64, n as i64, a.ld as i64);
+    let al = scalar_arg(alpha);
+    let (cy, hm) = (
+        i32::from(conj_y && T::IS_COMPLEX),
+        i32::from(herm && T::IS_COMPLEX),
+    );
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&mi)
+        .arg(&ni)
+        .arg(&al)
+        .arg(&x.ptr)
+        .arg(&x.inc)
+        .arg(&y.ptr)
+        .arg(&y.inc)
+        .arg(&a.ptr)
+        .arg(&ldi);
+    l.arg(&cy).arg(&mode).arg(&hm);
+    if tiles > 65535 {
+        return Err(crate::Error::SizeTooLarge {
+            op: "ger",
+            detail: format!("{m} rows"),
+        });
+    }
+    // SAFETY: arguments match rank1[_vec]_<p>; A covers m x n (ld); x has m, y n elements; the
+    // vector kernel requires aligned columns and contiguous aligned x; grid.y (row tiles) is
+    // within the 65535 limit (checked above).
+    unsafe { l.launch(cfg((n as u32, tiles as u32), BLOCK)) }.map_err(launch_err("ger"))?;
+    Ok(())
+}
+
+pub(crate) fn ger<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    conj: bool,
+    alpha: T,
+    x: VecRef<'_, T>,
+    y: VecRef<'_, T>,
+    a: MatMut<'_, T>,
+) -> Result<()> {
+    rank1(
+        b,
+        conj,
+        alpha,
+        dvec(&x),
+        dvec(&y),
+        dmat(&a.as_ref()),
+        0,
+        false,
+    )
+}
+
+pub(crate) fn syr<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    herm: bool,
+    uplo: Uplo,
+    alpha: T,
+    x: VecRef<'_, T>,
+    a: MatMut<'_, T>,
+) -> Result<()> {
+    let mode = if uplo == Uplo::Lower { 1 } else { 2 };
+    let x = dvec(&x);
+    rank1(b, herm, alpha, x, x, dmat(&a.as_ref()), mode, herm)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn trsv_diag<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    blk: DMat,
+    x: DVec,
+    first: usize,
+    bs: usize,
+    lower_eff: bool,
+    trans: Trans,
+    diag: Diag,
+) -> Result<()> {
+    let f = b.function(&BLAS2, &kernel_name::<T>("trsv_diag"))?;
+    let (bi, ldi, ni, fi) = (bs as i32, blk.ld as i64, x.len as i64, first as i64);
+    let lo = i32::from(lower_eff);
+    let tr: i32 = match trans {
+        Trans::N => 0,
+        Trans::T => 1,
+        Trans::C => 2,
+    };
+    let unit = i32::from(diag == Diag::Unit);
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&bi)
+        .arg(&blk.ptr)
+        .arg(&ldi)
+        .arg(&x.ptr)
+        .arg(&ni)
+        .arg(&x.inc)
+        .arg(&fi)
+        .arg(&lo)
+        .arg(&tr)
+        .arg(&unit);
+    // SAFETY: arguments match trsv_diag_<p>; the block is bs x bs (bs <= TRSV_NB) inside A; the
+    // kernel touches logical elements first..first+bs of x, which has x.len elements.
+    unsafe { l.launch(cfg((1, 1), TRSV_NB as u32)) }.map_err(launch_err("trsv"))?;
+    Ok(())
+}
+
+pub(crate) fn trsv<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    uplo: Uplo,
+    trans: Trans,
+    diag: Diag,
+    a: MatRef<'_, T>,
+    x: VecMut<'_, T>,
+) -> Result<()> {
+    let (a, x) = (dmat(&a), dvec(&x.as_ref()));
+    let n = a.rows;
+    let lower_eff = (uplo == Uplo::Lower) == (trans == Trans::N);
+    let minus = -T::one();
+    let nblocks = n.div_ceil(TRSV_NB);
+    for s in 0..nblocks {
+        // Forward for an effectively lower system, backward otherwise.
+        let blk = if lower_eff { s } else { nblocks - 1 - s };
+        let k = blk * TRSV_NB;
+        let bs = TRSV_NB.min(n - k);
+        trsv_diag::<T>(
+            b,
+            a.block::<T>(k, k, bs, bs),
+            x,
+            k,
+            bs,
+            lower_eff,
+            trans,
+            diag,
+        )?;
+        let solved = x.sub::<T>(k, bs);
+        // Remaining unknowns: after the block (forward) or before it (backward).
+        let (r0, rn) = if lower_eff {
+            (k + bs, n - k - bs)
+        } else {
+            (0, k)
+        };
+        if rn == 0 {
+            continue;
+        }
+        let rest = x.sub::<T>(r0, rn);
+        match (trans, uplo) {
+            // op(A)[rest, block] = A[rest, block]
+            (Trans::N, _) => gemv_n(
+                b,
+                minus,
+                a.block::<T>(r0, k, rn, bs),
+                solved,
+                T::one(),
+                rest,
+                0,
+                false,
+            )?,
+            // op(A)[rest, block] = A[block, rest]ᵀ (conjugated for C)
+            (_, _) => gemv_t(
+                b,
+                trans == Trans::C,
+                minus,
+                a.block::<T>(k, r0, bs, rn),
+                solved,
+                T::one(),
+                rest,
+                0,
+                false,
+            )?,
+        }
+    }
+    Ok(())
+}

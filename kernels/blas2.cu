@@ -1,0 +1,301 @@
+// BLAS level 2 for s, d, c, z: gemv (N via row tiles x column splits, T/C via a warp per
+// column with optional row splits; both finish with a deterministic reduction of the splits),
+// ger/geru/gerc and syr/her (element-wise over one 16-byte pack per thread), and the diagonal
+// block solve of the blocked trsv (blocks of 32). symv/hemv reuse the gemv kernels restricted to a triangle.
+//
+// Vectors: pointer to the lowest-addressed element, signed increment (BLAS convention).
+// Triangle modes: 0 full, 1 lower (i >= j), 2 upper (i <= j), 3 strictly lower, 4 strictly upper.
+
+#include "common.cuh"
+
+#define B2_BLOCK 256
+
+__device__ __forceinline__ void row_range(int mode, i64 j, i64 m, i64& lo, i64& hi) {
+    lo = 0;
+    hi = m;
+    switch (mode) {
+        case 1: lo = j; break;
+        case 2: hi = j + 1 < m ? j + 1 : m; break;
+        case 3: lo = j + 1; break;
+        case 4: hi = j < m ? j : m; break;
+        default: break;
+    }
+}
+
+__device__ __forceinline__ float realpart(float v) { return v; }
+__device__ __forceinline__ double realpart(double v) { return v; }
+__device__ __forceinline__ cf32 realpart(cf32 v) { return {v.re, 0.0f}; }
+__device__ __forceinline__ cf64 realpart(cf64 v) { return {v.re, 0.0}; }
+
+template <class T> __device__ __forceinline__ T vec_at(const T* x, i64 n, i64 inc, i64 i) {
+    return x[start_of(n, inc) + i * inc];
+}
+
+template <class T> __device__ __forceinline__ bool is_zero_t(T v);
+template <> __device__ __forceinline__ bool is_zero_t(float v) { return v == 0.0f; }
+template <> __device__ __forceinline__ bool is_zero_t(double v) { return v == 0.0; }
+template <> __device__ __forceinline__ bool is_zero_t(cf32 v) { return v.re == 0.0f && v.im == 0.0f; }
+template <> __device__ __forceinline__ bool is_zero_t(cf64 v) { return v.re == 0.0 && v.im == 0.0; }
+
+// y[i] = alpha * s + beta * y[i] (y not read when beta == 0).
+template <class T> __device__ __forceinline__ void axpby_store(T* y, i64 n, i64 incy, i64 i, T alpha, T s, T beta) {
+    T* p = y + start_of(n, incy) + i * incy;
+    *p = is_zero_t(beta) ? mul(alpha, s) : madd(alpha, s, mul(beta, *p));
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemv N: block (tile of B2_BLOCK * V rows) x (split of the columns). V rows per thread: a
+// 16-byte pack when VEC, else 1. splits == 1 writes y directly, else partials[split * m + i].
+template <class T, bool VEC>
+__device__ void gemvn_part(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x,
+                           i64 incx, T beta, T* y, i64 incy, T* partials, int mode, int herm, i64 cols_per_split) {
+    constexpr int V = VEC ? Pack<T>::N : 1;
+    const i64 i0 = ((i64)blockIdx.x * B2_BLOCK + threadIdx.x) * V;
+    const i64 j0 = (i64)blockIdx.y * cols_per_split;
+    const i64 j1 = min(n, j0 + cols_per_split);
+    T acc[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = zero<T>();
+    if (i0 < m) {
+        const i64 sx = start_of(n, incx);
+        if (VEC && mode == 0 && i0 + V <= m) {
+            i64 j = j0;
+            for (; j + 4 <= j1; j += 4) {
+                Pack<T> a[4];
+                T xv[4];
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    uint4 w = __ldcs(reinterpret_cast<const uint4*>(A + (j + u) * lda + i0));
+                    a[u] = *reinterpret_cast<Pack<T>*>(&w);
+                    xv[u] = x[sx + (j + u) * incx];
+                }
+#pragma unroll
+                for (int u = 0; u < 4; ++u)
+#pragma unroll
+                    for (int e = 0; e < V; ++e) acc[e] = madd(a[u].v[e], xv[u], acc[e]);
+            }
+            for (; j < j1; ++j) {
+                const Pack<T> a = *reinterpret_cast<const Pack<T>*>(A + j * lda + i0);
+                const T xv = x[sx + j * incx];
+#pragma unroll
+                for (int e = 0; e < V; ++e) acc[e] = madd(a.v[e], xv, acc[e]);
+            }
+        } else {
+            for (i64 j = j0; j < j1; ++j) {
+                i64 lo, hi;
+                row_range(mode, j, m, lo, hi);
+                const T xv = x[sx + j * incx];
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const i64 i = i0 + e;
+                    if (i < m && i >= lo && i < hi) {
+                        T a = A[j * lda + i];
+                        if (herm && i == j) a = realpart(a);
+                        acc[e] = madd(a, xv, acc[e]);
+                    }
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+        const i64 i = i0 + e;
+        if (i >= m) break;
+        if (gridDim.y == 1) axpby_store(y, m, incy, i, alpha, acc[e], beta);
+        else partials[(i64)blockIdx.y * m + i] = acc[e];
+    }
+}
+
+// y[i] = alpha * sum_s partials[s * len + i] + beta * y[i], splits summed in order.
+template <class T>
+__device__ void split_reduce(i64 len, int splits, const T* __restrict__ partials, T alpha, T beta, T* y, i64 incy) {
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= len) return;
+    T s = zero<T>();
+    for (int k = 0; k < splits; ++k) s = add(s, partials[(i64)k * len + i]);
+    axpby_store(y, len, incy, i, alpha, s, beta);
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemv T/C: one warp per column j of A (y has n entries), rows split over gridDim.y.
+template <class T, bool VEC>
+__device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, i64 incx,
+                      T beta, T* y, i64 incy, T* partials, int conj_a, int mode, int herm, i64 rows_per_split) {
+    constexpr int V = VEC ? Pack<T>::N : 1;
+    const int lane = threadIdx.x & 31;
+    const i64 j = ((i64)blockIdx.x * B2_BLOCK + threadIdx.x) >> 5;
+    T acc = zero<T>();
+    if (j < n) {
+        i64 lo, hi;
+        row_range(mode, j, m, lo, hi);
+        const i64 r0 = (i64)blockIdx.y * rows_per_split, r1 = min(m, r0 + rows_per_split);
+        lo = max(lo, r0);
+        hi = min(hi, r1);
+        const T* col = A + j * lda;
+        if (VEC && mode == 0) {
+            // Packs of V rows; rows_per_split is a multiple of V, so [lo, hi) starts on a pack.
+            const i64 full_hi = lo + (hi - lo) / V * V;
+            i64 i = lo + lane * V;
+            for (; i + 3 * 32 * V < full_hi; i += 4 * 32 * V) {
+                Pack<T> a[4], b[4];
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    uint4 w = __ldcs(reinterpret_cast<const uint4*>(col + i + u * 32 * V));
+                    a[u] = *reinterpret_cast<Pack<T>*>(&w);
+                    b[u] = *reinterpret_cast<const Pack<T>*>(x + i + u * 32 * V);
+                }
+#pragma unroll
+                for (int u = 0; u < 4; ++u)
+#pragma unroll
+                    for (int e = 0; e < V; ++e) acc = madd(conj_a ? conj(a[u].v[e]) : a[u].v[e], b[u].v[e], acc);
+            }
+            for (; i < full_hi; i += 32 * V) {
+                const Pack<T> a = *reinterpret_cast<const Pack<T>*>(col + i);
+                const Pack<T> b = *reinterpret_cast<const Pack<T>*>(x + i);
+#pragma unroll
+                for (int e = 0; e < V; ++e) acc = madd(conj_a ? conj(a.v[e]) : a.v[e], b.v[e], acc);
+            }
+            for (i64 k = full_hi + lane; k < hi; k += 32) acc = madd(conj_a ? conj(col[k]) : col[k], x[k], acc);
+        } else {
+            const i64 sx = start_of(m, incx);
+            for (i64 k = lo + lane; k < hi; k += 32) {
+                T a = col[k];
+                if (herm && k == j) a = realpart(a);
+                if (conj_a) a = conj(a);
+                acc = madd(a, x[sx + k * incx], acc);
+            }
+        }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) acc = add(acc, shfl_down(acc, d));
+    if (lane == 0 && j < n) {
+        if (gridDim.y == 1) axpby_store(y, n, incy, j, alpha, acc, beta);
+        else partials[(i64)blockIdx.y * n + j] = acc;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ger / syr / her: A[i, j] += alpha * x[i] * op(y[j]) for (i, j) in the triangle `mode`; one
+// 16-byte pack of a column per thread, blockIdx.x = column, blockIdx.y = row tile. herm: the
+// diagonal's imaginary part is set to zero.
+template <class T, bool VEC>
+__device__ void rank1(i64 m, i64 n, T alpha, const T* __restrict__ x, i64 incx, const T* __restrict__ y, i64 incy,
+                      T* A, i64 lda, int conj_y, int mode, int herm) {
+    constexpr int V = VEC ? Pack<T>::N : 1;
+    const i64 j = blockIdx.x;
+    const i64 i0 = ((i64)blockIdx.y * B2_BLOCK + threadIdx.x) * V;
+    i64 lo, hi;
+    row_range(mode, j, m, lo, hi);
+    if (i0 + V <= lo || i0 >= hi) return;
+    T yj = vec_at(y, n, incy, j);
+    if (conj_y) yj = conj(yj);
+    const T ay = mul(alpha, yj);
+    T* col = A + j * lda;
+    if (VEC && i0 >= lo && i0 + V <= hi) {
+        Pack<T> a;
+        uint4 w = __ldcs(reinterpret_cast<const uint4*>(col + i0));
+        a = *reinterpret_cast<Pack<T>*>(&w);
+        Pack<T> xv = *reinterpret_cast<const Pack<T>*>(x + i0);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            a.v[e] = madd(xv.v[e], ay, a.v[e]);
+            if (herm && i0 + e == j) a.v[e] = realpart(a.v[e]);
+        }
+        __stcs(reinterpret_cast<uint4*>(col + i0), *reinterpret_cast<uint4*>(&a));
+    } else {
+        const i64 sx = start_of(m, incx);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            const i64 i = i0 + e;
+            if (i >= lo && i < hi) {
+                T v = madd(x[sx + i * incx], ay, col[i]);
+                if (herm && i == j) v = realpart(v);
+                col[i] = v;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagonal block of the blocked trsv: x[0..b) <- op(A)^{-1} x for a b x b triangle (b <= 32),
+// one block of 32 threads. lower_eff: op(A) is lower triangular (forward substitution).
+// trans: 0 N, 1 T, 2 C. The block is staged in shared memory as L[i][j] = op(A)[i][j].
+#define TRSV_NB 32
+template <class T>
+__device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, i64 incx, i64 first, int lower_eff,
+                          int trans, int unit) {
+    __shared__ T L[TRSV_NB][TRSV_NB + 1];
+    __shared__ T xs[TRSV_NB];
+    const int t = threadIdx.x;
+    for (int k = t; k < b * b; k += blockDim.x) {
+        const int i = k % b, j = k / b;  // element (i, j) of A's block, column-major
+        T a = A[j * lda + i];
+        if (trans == 2) a = conj(a);
+        if (trans == 0) L[i][j] = a;
+        else L[j][i] = a;
+    }
+    const i64 sx = start_of(n, incx);
+    if (t < b) xs[t] = x[sx + (first + t) * incx];
+    __syncthreads();
+    for (int s = 0; s < b; ++s) {
+        const int k = lower_eff ? s : b - 1 - s;
+        if (t == 0 && !unit) {
+            // xs[k] /= L[k][k]
+            const T d = L[k][k];
+            T v = xs[k];
+            xs[k] = div_s(v, d);
+        }
+        __syncthreads();
+        const bool below = lower_eff ? (t > k) : (t < k);
+        if (t < b && below) xs[t] = madd(neg(L[t][k]), xs[k], xs[t]);
+        __syncthreads();
+    }
+    if (t < b) x[sx + (first + t) * incx] = xs[t];
+}
+
+// ---------------------------------------------------------------------------------------------
+#define B2_KERNELS(P, T)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvn_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
+                  T* partials, int mode, int herm, i64 cps) {                                              \
+        gemvn_part<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, mode, herm, cps);      \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvn_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,       \
+                      i64 incy, T* partials, int mode, int herm, i64 cps) {                                \
+        gemvn_part<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, mode, herm, cps);       \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvt_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
+                  T* partials, int conj_a, int mode, int herm, i64 rps) {                                  \
+        gemvt<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, conj_a, mode, herm, rps);   \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvt_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,       \
+                      i64 incy, T* partials, int conj_a, int mode, int herm, i64 rps) {                    \
+        gemvt<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, conj_a, mode, herm, rps);    \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        split_reduce_##P(i64 len, int splits, const T* partials, T alpha, T beta, T* y, i64 incy) {        \
+        split_reduce<T>(len, splits, partials, alpha, beta, y, incy);                                      \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        rank1_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,        \
+                  int conj_y, int mode, int herm) {                                                        \
+        rank1<T, false>(m, n, alpha, x, incx, y, incy, A, lda, conj_y, mode, herm);                        \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        rank1_vec_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,    \
+                      int conj_y, int mode, int herm) {                                                    \
+        rank1<T, true>(m, n, alpha, x, incx, y, incy, A, lda, conj_y, mode, herm);                         \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(TRSV_NB)                                                  \
+        trsv_diag_##P(int b, const T* A, i64 lda, T* x, i64 n, i64 incx, i64 first, int lower_eff,         \
+                      int trans, int unit) {                                                               \
+        trsv_diag<T>(b, A, lda, x, n, incx, first, lower_eff, trans, unit);                                \
+    }
+
+B2_KERNELS(s, float)
+B2_KERNELS(d, double)
+B2_KERNELS(c, cf32)
+B2_KERNELS(z, cf64)
