@@ -43,12 +43,42 @@ template <class T> __device__ __forceinline__ void axpby_store(T* y, i64 n, i64 
     *p = is_zero_t(beta) ? mul(alpha, s) : madd(alpha, s, mul(beta, *p));
 }
 
+// Loads through L2 only (data written by other blocks of the same launch).
+__device__ __forceinline__ float ldcg_t(const float* p) { return __ldcg(p); }
+__device__ __forceinline__ double ldcg_t(const double* p) { return __ldcg(p); }
+__device__ __forceinline__ cf32 ldcg_t(const cf32* p) {
+    float2 v = __ldcg(reinterpret_cast<const float2*>(p));
+    return {v.x, v.y};
+}
+__device__ __forceinline__ cf64 ldcg_t(const cf64* p) {
+    double2 v = __ldcg(reinterpret_cast<const double2*>(p));
+    return {v.x, v.y};
+}
+
+// Whether this block is the last of `expected` blocks to arrive at `counter` (all of the block's
+// threads get the answer; the last one resets the counter to zero for the next launch). Writes
+// made by the block before the call are visible to the last block.
+__device__ __forceinline__ bool last_block_of(unsigned* counter, unsigned expected) {
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned done = atomicAdd(counter, 1u);
+        last = (done == expected - 1);
+        if (last) *counter = 0u;
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
 // ---------------------------------------------------------------------------------------------
 // gemv N: block (tile of B2_BLOCK * V rows) x (split of the columns). V rows per thread: a
 // 16-byte pack when VEC, else 1. splits == 1 writes y directly, else partials[split * m + i].
 template <class T, bool VEC>
 __device__ void gemvn_part(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x,
-                           i64 incx, T beta, T* y, i64 incy, T* partials, int mode, int herm, i64 cols_per_split) {
+                           i64 incx, T beta, T* y, i64 incy, T* partials, unsigned* counters, int mode, int herm,
+                           i64 cols_per_split) {
     constexpr int V = VEC ? Pack<T>::N : 1;
     const i64 i0 = ((i64)blockIdx.x * B2_BLOCK + threadIdx.x) * V;
     const i64 j0 = (i64)blockIdx.y * cols_per_split;
@@ -60,17 +90,17 @@ __device__ void gemvn_part(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
         const i64 sx = start_of(n, incx);
         if (VEC && mode == 0 && i0 + V <= m) {
             i64 j = j0;
-            for (; j + 4 <= j1; j += 4) {
-                Pack<T> a[4];
-                T xv[4];
+            for (; j + 8 <= j1; j += 8) {
+                Pack<T> a[8];
+                T xv[8];
 #pragma unroll
-                for (int u = 0; u < 4; ++u) {
+                for (int u = 0; u < 8; ++u) {
                     uint4 w = __ldcs(reinterpret_cast<const uint4*>(A + (j + u) * lda + i0));
                     a[u] = *reinterpret_cast<Pack<T>*>(&w);
                     xv[u] = x[sx + (j + u) * incx];
                 }
 #pragma unroll
-                for (int u = 0; u < 4; ++u)
+                for (int u = 0; u < 8; ++u)
 #pragma unroll
                     for (int e = 0; e < V; ++e) acc[e] = madd(a[u].v[e], xv[u], acc[e]);
             }
@@ -97,30 +127,34 @@ __device__ void gemvn_part(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
             }
         }
     }
+    if (gridDim.y == 1) {
 #pragma unroll
-    for (int e = 0; e < V; ++e) {
-        const i64 i = i0 + e;
-        if (i >= m) break;
-        if (gridDim.y == 1) axpby_store(y, m, incy, i, alpha, acc[e], beta);
-        else partials[(i64)blockIdx.y * m + i] = acc[e];
+        for (int e = 0; e < V; ++e)
+            if (i0 + e < m) axpby_store(y, m, incy, i0 + e, alpha, acc[e], beta);
+        return;
     }
-}
-
-// y[i] = alpha * sum_s partials[s * len + i] + beta * y[i], splits summed in order.
-template <class T>
-__device__ void split_reduce(i64 len, int splits, const T* __restrict__ partials, T alpha, T beta, T* y, i64 incy) {
-    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= len) return;
-    T s = zero<T>();
-    for (int k = 0; k < splits; ++k) s = add(s, partials[(i64)k * len + i]);
-    axpby_store(y, len, incy, i, alpha, s, beta);
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+        if (i0 + e < m) partials[(i64)blockIdx.y * m + i0 + e] = acc[e];
+    // The last split to finish for this row tile sums the splits in order and writes y.
+    if (last_block_of(counters + blockIdx.x, gridDim.y)) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            const i64 i = i0 + e;
+            if (i >= m) break;
+            T s = zero<T>();
+            for (unsigned k = 0; k < gridDim.y; ++k) s = add(s, ldcg_t(partials + (i64)k * m + i));
+            axpby_store(y, m, incy, i, alpha, s, beta);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // gemv T/C: one warp per column j of A (y has n entries), rows split over gridDim.y.
 template <class T, bool VEC>
 __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, i64 incx,
-                      T beta, T* y, i64 incy, T* partials, int conj_a, int mode, int herm, i64 rows_per_split) {
+                      T beta, T* y, i64 incy, T* partials, unsigned* counters, int conj_a, int mode, int herm,
+                      i64 rows_per_split) {
     constexpr int V = VEC ? Pack<T>::N : 1;
     const int lane = threadIdx.x & 31;
     const i64 j = ((i64)blockIdx.x * B2_BLOCK + threadIdx.x) >> 5;
@@ -168,9 +202,19 @@ __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, c
     }
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) acc = add(acc, shfl_down(acc, d));
-    if (lane == 0 && j < n) {
-        if (gridDim.y == 1) axpby_store(y, n, incy, j, alpha, acc, beta);
-        else partials[(i64)blockIdx.y * n + j] = acc;
+    if (gridDim.y == 1) {
+        if (lane == 0 && j < n) axpby_store(y, n, incy, j, alpha, acc, beta);
+        return;
+    }
+    if (lane == 0 && j < n) partials[(i64)blockIdx.y * n + j] = acc;
+    // The last row split to finish for these columns sums the splits in order and writes y.
+    if (last_block_of(counters + blockIdx.x, gridDim.y)) {
+        const i64 jj = (i64)blockIdx.x * (B2_BLOCK / 32) + threadIdx.x;
+        if (threadIdx.x < B2_BLOCK / 32 && jj < n) {
+            T s = zero<T>();
+            for (unsigned k = 0; k < gridDim.y; ++k) s = add(s, ldcg_t(partials + (i64)k * n + jj));
+            axpby_store(y, n, incy, jj, alpha, s, beta);
+        }
     }
 }
 
@@ -216,6 +260,60 @@ __device__ void rank1(i64 m, i64 n, T alpha, const T* __restrict__ x, i64 incx, 
     }
 }
 
+// syr / her on a triangle: one block per column j looping over the column's rows [lo, hi), so no
+// block is launched for the empty part of the triangle. Unaligned head and tail rows are handled
+// element by element, full packs two at a time.
+template <class T, bool VEC>
+__device__ void rank1_tri(i64 n, T alpha, const T* __restrict__ x, i64 incx, T* __restrict__ A, i64 lda, int mode,
+                          int herm) {
+    constexpr int V = VEC ? Pack<T>::N : 1;
+    const i64 j = blockIdx.x;
+    i64 lo, hi;
+    row_range(mode, j, n, lo, hi);
+    const i64 sx = start_of(n, incx);
+    T xj = x[sx + j * incx];
+    if (herm) xj = conj(xj);
+    const T ay = mul(alpha, xj);
+    T* col = A + j * lda;
+    auto one = [&](i64 i) {
+        T v = madd(x[sx + i * incx], ay, col[i]);
+        if (herm && i == j) v = realpart(v);
+        col[i] = v;
+    };
+    if (!VEC) {
+        for (i64 i = lo + threadIdx.x; i < hi; i += B2_BLOCK) one(i);
+        return;
+    }
+    i64 p0 = (lo + V - 1) / V, p1 = hi / V;  // full packs [p0, p1)
+    if (p0 > p1) p0 = p1 = 0;
+    const i64 head_end = p0 < p1 ? p0 * V : hi;
+    for (i64 i = lo + threadIdx.x; i < head_end; i += B2_BLOCK) one(i);
+    if (p0 >= p1) return;
+    for (i64 i = p1 * V + threadIdx.x; i < hi; i += B2_BLOCK) one(i);
+    const Pack<T>* xv = reinterpret_cast<const Pack<T>*>(x);
+    Pack<T>* cv = reinterpret_cast<Pack<T>*>(col);
+    auto upd = [&](i64 p, Pack<T> a, const Pack<T>& xp) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            a.v[e] = madd(xp.v[e], ay, a.v[e]);
+            if (herm && p * V + e == j) a.v[e] = realpart(a.v[e]);
+        }
+        __stcs(reinterpret_cast<uint4*>(cv + p), *reinterpret_cast<uint4*>(&a));
+    };
+    i64 p = p0 + threadIdx.x;
+    for (; p + B2_BLOCK < p1; p += 2 * B2_BLOCK) {
+        uint4 w0 = __ldcs(reinterpret_cast<const uint4*>(cv + p));
+        uint4 w1 = __ldcs(reinterpret_cast<const uint4*>(cv + p + B2_BLOCK));
+        const Pack<T> x0 = xv[p], x1 = xv[p + B2_BLOCK];
+        upd(p, *reinterpret_cast<Pack<T>*>(&w0), x0);
+        upd(p + B2_BLOCK, *reinterpret_cast<Pack<T>*>(&w1), x1);
+    }
+    if (p < p1) {
+        uint4 w0 = __ldcs(reinterpret_cast<const uint4*>(cv + p));
+        upd(p, *reinterpret_cast<Pack<T>*>(&w0), xv[p]);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Diagonal block of the blocked trsv: x[0..b) <- op(A)^{-1} x for a b x b triangle (b <= 32),
 // one block of 32 threads. lower_eff: op(A) is lower triangular (forward substitution).
@@ -257,27 +355,23 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
 #define B2_KERNELS(P, T)                                                                                   \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
-                  T* partials, int mode, int herm, i64 cps) {                                              \
-        gemvn_part<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, mode, herm, cps);      \
+                  T* partials, unsigned* counters, int mode, int herm, i64 cps) {                                              \
+        gemvn_part<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, mode, herm, cps);      \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,       \
-                      i64 incy, T* partials, int mode, int herm, i64 cps) {                                \
-        gemvn_part<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, mode, herm, cps);       \
+                      i64 incy, T* partials, unsigned* counters, int mode, int herm, i64 cps) {                                \
+        gemvn_part<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, mode, herm, cps);       \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
-                  T* partials, int conj_a, int mode, int herm, i64 rps) {                                  \
-        gemvt<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, conj_a, mode, herm, rps);   \
+                  T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {                                  \
+        gemvt<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);   \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,       \
-                      i64 incy, T* partials, int conj_a, int mode, int herm, i64 rps) {                    \
-        gemvt<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, conj_a, mode, herm, rps);    \
-    }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
-        split_reduce_##P(i64 len, int splits, const T* partials, T alpha, T beta, T* y, i64 incy) {        \
-        split_reduce<T>(len, splits, partials, alpha, beta, y, incy);                                      \
+                      i64 incy, T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {                    \
+        gemvt<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);    \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         rank1_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,        \
@@ -288,6 +382,14 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
         rank1_vec_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,    \
                       int conj_y, int mode, int herm) {                                                    \
         rank1<T, true>(m, n, alpha, x, incx, y, incy, A, lda, conj_y, mode, herm);                         \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        rank1_tri_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {           \
+        rank1_tri<T, false>(n, alpha, x, incx, A, lda, mode, herm);                                        \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        rank1_tri_vec_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {       \
+        rank1_tri<T, true>(n, alpha, x, incx, A, lda, mode, herm);                                         \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(TRSV_NB)                                                  \
         trsv_diag_##P(int b, const T* A, i64 lda, T* x, i64 n, i64 incx, i64 first, int lower_eff,         \

@@ -57,9 +57,17 @@ template <class T>
 __device__ __forceinline__ T row_dot(const int* __restrict__ col, const T* __restrict__ val,
                                      const T* __restrict__ x, i64 incx, int k0, int k1, int first,
                                      int step) {
-    T s = zero<T>();
-    for (int k = k0 + first; k < k1; k += step) s = madd(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx), s);
-    return s;
+    // Two independent chains: both index/value loads are issued before the dependent x gathers.
+    T s0 = zero<T>(), s1 = zero<T>();
+    int k = k0 + first;
+    for (; k + step < k1; k += 2 * step) {
+        const int c0 = __ldcs(col + k), c1 = __ldcs(col + k + step);
+        const T v0 = ld_stream(val + k), v1 = ld_stream(val + k + step);
+        s0 = madd(v0, ld_ro(x + (i64)c0 * incx), s0);
+        s1 = madd(v1, ld_ro(x + (i64)c1 * incx), s1);
+    }
+    if (k < k1) s0 = madd(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx), s0);
+    return add(s0, s1);
 }
 
 template <class T>
@@ -106,8 +114,20 @@ __device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict
     }
     // Many short rows: stage the products, then reduce each row with a lane group.
     const int k0 = rp[r0], k1 = rp[r1];
-    for (int k = k0 + tid; k < k1; k += SPMV_BLOCK)
-        prod[k - k0] = mul(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx));
+    // Unrolled by four so each thread has four independent gathers in flight.
+    int k = k0 + tid;
+    for (; k + 3 * SPMV_BLOCK < k1; k += 4 * SPMV_BLOCK) {
+        int c[4];
+        T v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            c[u] = __ldcs(col + k + u * SPMV_BLOCK);
+            v[u] = ld_stream(val + k + u * SPMV_BLOCK);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) prod[k + u * SPMV_BLOCK - k0] = mul(v[u], ld_ro(x + (i64)c[u] * incx));
+    }
+    for (; k < k1; k += SPMV_BLOCK) prod[k - k0] = mul(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx));
     __syncthreads();
     int tpr = 1;
     while (tpr < 32 && tpr * 2 * nrows <= SPMV_BLOCK) tpr *= 2;

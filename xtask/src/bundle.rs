@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::cargo::{self, Metadata, BENCH_PACKAGE};
+use crate::cargo::{self, Metadata, BENCH_PACKAGE, CLI_PACKAGE};
 use crate::paths;
 
 /// The bundle's entry point (see the script for its commands).
@@ -64,6 +64,10 @@ pub fn run() -> Result<()> {
     if metadata.has_package(BENCH_PACKAGE) {
         let mut build = stripped_cargo(&root);
         build.args(["build", "--release", "-p", BENCH_PACKAGE, "--bins"]);
+        // The command-line front end travels too: its integration tests run it.
+        if metadata.has_package(CLI_PACKAGE) {
+            build.args(["-p", CLI_PACKAGE]);
+        }
         for exe in cargo::build_executables(build, &metadata)? {
             if exe.test || !exe.kinds.iter().any(|k| k == "bin") {
                 continue;

@@ -13,6 +13,8 @@ use crate::fsutil::{describe, run_captured};
 
 /// The benchmark package.
 pub const BENCH_PACKAGE: &str = "gpu-linalg-benches";
+/// The package of the `gpulinalg` command-line binary, bundled for its integration tests.
+pub const CLI_PACKAGE: &str = "linalg-cli";
 
 /// The benchmark binary in [`BENCH_PACKAGE`].
 pub const BENCH_BIN: &str = "gpu-bench";

@@ -19,6 +19,9 @@ cd "$BUNDLE" || exit 1
 if [[ -d "$BUNDLE/matrices" ]]; then
     export GPU_LINALG_MATRICES="$BUNDLE/matrices"
 fi
+if [[ -x "$BUNDLE/bin/gpulinalg" ]]; then
+    export GPULINALG_BIN="$BUNDLE/bin/gpulinalg"
+fi
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
 

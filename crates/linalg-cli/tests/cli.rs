@@ -4,14 +4,23 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The shipped SuiteSparse matrix HB/1138_bus.
+/// The shipped SuiteSparse matrix HB/1138_bus (from `$GPU_LINALG_MATRICES` when set, as in the
+/// GPU bundle, else from the repository).
 fn bus_1138() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/matrices/1138_bus.mtx")
+    std::env::var_os("GPU_LINALG_MATRICES")
+        .map(|d| PathBuf::from(d).join("1138_bus.mtx"))
+        .filter(|p| p.exists())
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/matrices/1138_bus.mtx")
+        })
 }
 
 /// Runs the binary with `args`.
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpulinalg"))
+    // `GPULINALG_BIN` points at the binary when the tests run from the GPU bundle.
+    let bin = std::env::var("GPULINALG_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_gpulinalg").to_string());
+    Command::new(bin)
         .args(args)
         .output()
         .expect("the gpulinalg binary runs")

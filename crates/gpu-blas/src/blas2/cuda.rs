@@ -2,8 +2,8 @@
 
 use super::{Diag, Trans, Uplo};
 use crate::buffer::Buffer;
-use crate::cuda::launch::{i64_len, kernel_name, launch_err, scalar_arg};
-use crate::cuda::{CudaBackend, BLAS2};
+use crate::cuda::launch::{kernel_name, launch_err, scalar_arg};
+use crate::cuda::{CudaBackend, BLAS2, SPLIT_COUNTERS};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, VecMut, VecRef};
@@ -105,34 +105,6 @@ fn partials<T: Scalar>(
     Buffer::<T>::uninit(&dev, splits * len, "gemv partial sums").map(Some)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn split_reduce<T: Scalar>(
-    b: &Arc<CudaBackend>,
-    len: usize,
-    splits: usize,
-    parts: u64,
-    alpha: T,
-    beta: T,
-    y: DVec,
-) -> Result<()> {
-    let f = b.function(&BLAS2, &kernel_name::<T>("split_reduce"))?;
-    let (len_i, splits_i) = (i64_len("gemv", len)?, splits as i32);
-    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
-    let mut l = b.stream().launch_builder(&f);
-    l.arg(&len_i)
-        .arg(&splits_i)
-        .arg(&parts)
-        .arg(&al)
-        .arg(&be)
-        .arg(&y.ptr)
-        .arg(&y.inc);
-    // SAFETY: (len, splits, partials, alpha, beta, y, incy) match split_reduce_<p>; partials
-    // holds splits*len elements written by the preceding kernel; y covers len elements.
-    unsafe { l.launch(cfg(((len as u32).div_ceil(BLOCK), 1), BLOCK)) }
-        .map_err(launch_err("gemv"))?;
-    Ok(())
-}
-
 /// `y ← α·A·x + β·y` restricted to triangle `mode` (0 full), `herm`: real diagonal.
 #[allow(clippy::too_many_arguments)]
 fn gemv_n<T: Scalar>(
@@ -166,6 +138,7 @@ fn gemv_n<T: Scalar>(
     let splits = if n == 0 { 1 } else { n.div_ceil(cps) };
     let parts = partials::<T>(b, splits, m)?;
     let pp = parts.as_ref().and_then(|p| p.cuda_ptr(0)).unwrap_or(0);
+    let counters = if splits > 1 { b.split_counters()? } else { 0 };
     let name = if vec { "gemvn_vec" } else { "gemvn" };
     let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
     let (mi, ni, ldi, cpsi) = (m as i64, n as i64, a.ld as i64, cps as i64);
@@ -182,16 +155,14 @@ fn gemv_n<T: Scalar>(
         .arg(&be)
         .arg(&y.ptr)
         .arg(&y.inc);
-    l.arg(&pp).arg(&mode).arg(&herm_i).arg(&cpsi);
+    l.arg(&pp).arg(&counters).arg(&mode).arg(&herm_i).arg(&cpsi);
     // SAFETY: arguments match gemvn[_vec]_<p>; A covers m x n with leading dimension ld (views are
     // bounds-checked), x has n and y m elements; the vector kernel is chosen only when A's columns
-    // are 16-byte aligned; partials has splits*m elements when splits > 1.
+    // are 16-byte aligned; with splits > 1, partials has splits*m elements and there is one zeroed
+    // counter per row tile (row_tiles <= SPLIT_COUNTERS).
     unsafe { l.launch(cfg((row_tiles as u32, splits as u32), BLOCK)) }
         .map_err(launch_err("gemv"))?;
-    if splits > 1 {
-        split_reduce(b, m, splits, pp, alpha, beta, y)?;
-    }
-    // `parts` is stream-ordered memory: freeing it here is ordered after the kernels above.
+    // `parts` is stream-ordered memory: freeing it here is ordered after the kernel above.
     drop(parts);
     Ok(())
 }
@@ -220,11 +191,16 @@ fn gemv_t<T: Scalar>(
     let target = (b.sm_count as usize) * 8;
     // Split tall columns so the GPU fills; each split at least 32 packs of rows.
     let max_splits = m.div_ceil(32 * 32 * v).max(1);
-    let splits = target.div_ceil(col_blocks).clamp(1, max_splits).min(65535);
+    let splits = if col_blocks > SPLIT_COUNTERS {
+        1
+    } else {
+        target.div_ceil(col_blocks).clamp(1, max_splits).min(65535)
+    };
     let rps = m.div_ceil(splits).div_ceil(v) * v;
     let splits = if m == 0 { 1 } else { m.div_ceil(rps.max(1)) };
     let parts = partials::<T>(b, splits, n)?;
     let pp = parts.as_ref().and_then(|p| p.cuda_ptr(0)).unwrap_or(0);
+    let counters = if splits > 1 { b.split_counters()? } else { 0 };
     let name = if vec { "gemvt_vec" } else { "gemvt" };
     let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
     let (mi, ni, ldi, rpsi) = (m as i64, n as i64, a.ld as i64, rps.max(1) as i64);
@@ -241,15 +217,17 @@ fn gemv_t<T: Scalar>(
         .arg(&be)
         .arg(&y.ptr)
         .arg(&y.inc);
-    l.arg(&pp).arg(&conj_i).arg(&mode).arg(&herm_i).arg(&rpsi);
+    l.arg(&pp)
+        .arg(&counters)
+        .arg(&conj_i)
+        .arg(&mode)
+        .arg(&herm_i)
+        .arg(&rpsi);
     // SAFETY: arguments match gemvt[_vec]_<p>; A covers m x n (ld), x has m and y n elements; the
-    // vector kernel requires 16-byte aligned columns and a contiguous aligned x; partials has
-    // splits*n elements when splits > 1.
+    // vector kernel requires 16-byte aligned columns and a contiguous aligned x; with splits > 1,
+    // partials has splits*n elements and there is one zeroed counter per column block.
     unsafe { l.launch(cfg((col_blocks as u32, splits as u32), BLOCK)) }
         .map_err(launch_err("gemv"))?;
-    if splits > 1 {
-        split_reduce(b, n, splits, pp, alpha, beta, y)?;
-    }
     drop(parts);
     Ok(())
 }
@@ -372,9 +350,33 @@ pub(crate) fn syr<T: Scalar>(
     x: VecRef<'_, T>,
     a: MatMut<'_, T>,
 ) -> Result<()> {
-    let mode = if uplo == Uplo::Lower { 1 } else { 2 };
-    let x = dvec(&x);
-    rank1(b, herm, alpha, x, x, dmat(&a.as_ref()), mode, herm)
+    let (x, a) = (dvec(&x), dmat(&a.as_ref()));
+    let n = a.rows;
+    if n == 0 {
+        return Ok(());
+    }
+    let mode: i32 = if uplo == Uplo::Lower { 1 } else { 2 };
+    let vec = packable::<T>(&a, Some(&x));
+    let f = b.function(
+        &BLAS2,
+        &kernel_name::<T>(if vec { "rank1_tri_vec" } else { "rank1_tri" }),
+    )?;
+    let (ni, ldi) = (n as i64, a.ld as i64);
+    let al = scalar_arg(alpha);
+    let hm = i32::from(herm && T::IS_COMPLEX);
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&ni)
+        .arg(&al)
+        .arg(&x.ptr)
+        .arg(&x.inc)
+        .arg(&a.ptr)
+        .arg(&ldi)
+        .arg(&mode)
+        .arg(&hm);
+    // SAFETY: arguments match rank1_tri[_vec]_<p>; A covers n x n (ld) and x n elements; the
+    // vector kernel requires aligned columns and a contiguous aligned x; one block per column.
+    unsafe { l.launch(cfg((n as u32, 1), BLOCK)) }.map_err(launch_err("syr"))?;
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

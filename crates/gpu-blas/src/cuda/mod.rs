@@ -28,7 +28,12 @@ pub(crate) struct CudaBackend {
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     functions: Mutex<HashMap<String, CudaFunction>>,
     reduce: Mutex<Option<ReduceWorkspace>>,
+    counters: OnceLock<CudaSlice<u8>>,
 }
+
+/// Number of `u32` completion counters available to split kernels (each kernel resets the
+/// counters it used, so they are zero between launches).
+pub(crate) const SPLIT_COUNTERS: usize = 65536;
 
 /// Scratch memory of the single-launch reductions: per-block partials and a completion counter
 /// that the last block resets to zero, so it is zero between launches.
@@ -117,6 +122,7 @@ impl CudaBackend {
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
             reduce: Mutex::new(None),
+            counters: OnceLock::new(),
         })
     }
 
@@ -225,6 +231,15 @@ impl CudaBackend {
         })?;
         fns.insert(name.to_string(), f.clone());
         Ok(f)
+    }
+
+    /// Device address of [`SPLIT_COUNTERS`] zeroed `u32` counters, allocated on first use.
+    pub(crate) fn split_counters(&self) -> Result<u64> {
+        if let Some(c) = self.counters.get() {
+            return Ok(self.ptr(c));
+        }
+        let c = self.alloc_zeroed("split counters", SPLIT_COUNTERS * 4)?;
+        Ok(self.ptr(self.counters.get_or_init(|| c)))
     }
 
     /// The reduction workspace, allocated on first use. Hold the guard across the launch.

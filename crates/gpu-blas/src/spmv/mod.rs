@@ -51,12 +51,15 @@ pub enum SpmvKernel {
 /// The kernel [`SpmvKernel::Auto`] runs for a matrix with these statistics:
 /// irregular rows (longest row above `4·mean + 64`, or standard deviation above the mean) go to
 /// [`SpmvKernel::Adaptive`]; rows averaging under 2 entries to [`SpmvKernel::ThreadPerRow`];
-/// otherwise [`SpmvKernel::VectorPerRow`] with the smallest power of two ≥ the mean (at most 32).
+/// otherwise [`SpmvKernel::VectorPerRow`] with the power of two nearest to `mean / 2` lanes
+/// (2 to 32): each lane then handles about two entries, whose loads it issues together. This
+/// rule follows the H100 measurements in `docs/perf-notes.md` (5-point Poisson: 2 lanes,
+/// 7-point: 4).
 ///
 /// ```
 /// use gpu_blas::{spmv::{choose, SpmvKernel}, RowStats};
 /// let regular = RowStats { min: 5, max: 7, mean: 6.9, std_dev: 0.4, empty_rows: 0 };
-/// assert_eq!(choose(&regular), SpmvKernel::VectorPerRow { lanes: 8 });
+/// assert_eq!(choose(&regular), SpmvKernel::VectorPerRow { lanes: 4 });
 /// let power_law = RowStats { min: 1, max: 10_000, mean: 12.0, std_dev: 150.0, empty_rows: 0 };
 /// assert_eq!(choose(&power_law), SpmvKernel::Adaptive);
 /// ```
@@ -66,7 +69,7 @@ pub fn choose(s: &RowStats) -> SpmvKernel {
     } else if s.mean < 2.0 {
         SpmvKernel::ThreadPerRow
     } else {
-        let lanes = (s.mean.ceil() as u32).next_power_of_two().clamp(2, 32);
+        let lanes = 2f64.powf((s.mean / 2.0).log2().round()).clamp(2.0, 32.0) as u32;
         SpmvKernel::VectorPerRow { lanes }
     }
 }
