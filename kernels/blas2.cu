@@ -1,6 +1,7 @@
 // BLAS level 2 for s, d, c, z: gemv (N via row tiles x column splits, T/C via a warp per
 // column with optional row splits; both finish with a deterministic reduction of the splits),
-// ger/geru/gerc and syr/her (element-wise over one 16-byte pack per thread), and the diagonal
+// ger/geru/gerc and syr/her (element-wise over one 16-byte pack per thread; syr/her pair
+// columns j and n-1-j so no block falls outside the triangle), and the diagonal
 // block solve of the blocked trsv (blocks of 32). symv/hemv reuse the gemv kernels restricted to a triangle.
 //
 // Vectors: pointer to the lowest-addressed element, signed increment (BLAS convention).
@@ -149,6 +150,79 @@ __device__ void gemvn_part(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
     }
 }
 
+// gemv N, narrow tiles: a block covers RT*V rows and all n columns; its 256 threads form RT row
+// lanes x CT = 256/RT column lanes. Each thread accumulates V rows over columns ct, ct+CT, ...;
+// the CT partial sums are combined by a shared-memory tree (fixed order), so no partial sums go
+// through global memory and no second pass is needed.
+template <class T, bool VEC>
+__device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, i64 incx,
+                           T beta, T* y, i64 incy, int mode, int herm, int rt_lanes) {
+    constexpr int V = VEC ? Pack<T>::N : 1;
+    __shared__ T red[B2_BLOCK * V];
+    const int RT = rt_lanes, CT = B2_BLOCK / rt_lanes;
+    const int rt = threadIdx.x % RT, ct = threadIdx.x / RT;
+    const i64 i0 = ((i64)blockIdx.x * RT + rt) * V;
+    const i64 sx = start_of(n, incx);
+    T acc[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = zero<T>();
+    if (i0 < m) {
+        if (VEC && mode == 0 && i0 + V <= m) {
+            i64 j = ct;
+            for (; j + 3 * CT < n; j += 4 * CT) {
+                Pack<T> a[4];
+                T xv[4];
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    uint4 w = __ldcs(reinterpret_cast<const uint4*>(A + (j + u * CT) * lda + i0));
+                    a[u] = *reinterpret_cast<Pack<T>*>(&w);
+                    xv[u] = x[sx + (j + u * CT) * incx];
+                }
+#pragma unroll
+                for (int u = 0; u < 4; ++u)
+#pragma unroll
+                    for (int e = 0; e < V; ++e) acc[e] = madd(a[u].v[e], xv[u], acc[e]);
+            }
+            for (; j < n; j += CT) {
+                const Pack<T> a = *reinterpret_cast<const Pack<T>*>(A + j * lda + i0);
+                const T xv = x[sx + j * incx];
+#pragma unroll
+                for (int e = 0; e < V; ++e) acc[e] = madd(a.v[e], xv, acc[e]);
+            }
+        } else {
+            for (i64 j = ct; j < n; j += CT) {
+                i64 lo, hi;
+                row_range(mode, j, m, lo, hi);
+                const T xv = x[sx + j * incx];
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const i64 i = i0 + e;
+                    if (i < m && i >= lo && i < hi) {
+                        T a = A[j * lda + i];
+                        if (herm && i == j) a = realpart(a);
+                        acc[e] = madd(a, xv, acc[e]);
+                    }
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < V; ++e) red[(ct * RT + rt) * V + e] = acc[e];
+    __syncthreads();
+    for (int s = CT / 2; s > 0; s >>= 1) {
+        if (ct < s) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) red[(ct * RT + rt) * V + e] = add(red[(ct * RT + rt) * V + e], red[((ct + s) * RT + rt) * V + e]);
+        }
+        __syncthreads();
+    }
+    if (ct == 0) {
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+            if (i0 + e < m) axpby_store(y, m, incy, i0 + e, alpha, red[rt * V + e], beta);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // gemv T/C: one warp per column j of A (y has n entries), rows split over gridDim.y.
 template <class T, bool VEC>
@@ -260,57 +334,54 @@ __device__ void rank1(i64 m, i64 n, T alpha, const T* __restrict__ x, i64 incx, 
     }
 }
 
-// syr / her on a triangle: one block per column j looping over the column's rows [lo, hi), so no
-// block is launched for the empty part of the triangle. Unaligned head and tail rows are handled
-// element by element, full packs two at a time.
+// syr / her on a triangle with no empty blocks: columns p and n-1-p are paired so that their
+// non-empty row tiles together number about T+1; block (p, y) takes tile y of that pair.
 template <class T, bool VEC>
-__device__ void rank1_tri(i64 n, T alpha, const T* __restrict__ x, i64 incx, T* __restrict__ A, i64 lda, int mode,
-                          int herm) {
+__device__ void rank1_pair(i64 n, T alpha, const T* __restrict__ x, i64 incx, T* __restrict__ A, i64 lda, int mode,
+                           int herm) {
     constexpr int V = VEC ? Pack<T>::N : 1;
-    const i64 j = blockIdx.x;
+    const i64 TR = (i64)B2_BLOCK * V;
+    const i64 T_ = (n + TR - 1) / TR;
+    const i64 p = blockIdx.x;
+    // tiles of column j holding triangle rows: lower [j, n) -> tiles j/TR .. T_-1; upper [0, j] -> 0 .. j/TR
+    auto first_tile = [&](i64 j) { return mode == 1 ? j / TR : (i64)0; };
+    auto count = [&](i64 j) { return mode == 1 ? T_ - j / TR : j / TR + 1; };
+    i64 j = p, t = blockIdx.y;
+    if (t >= count(p)) {
+        t -= count(p);
+        j = n - 1 - p;
+        if (j == p || t >= count(j)) return;
+    }
+    t += first_tile(j);
     i64 lo, hi;
     row_range(mode, j, n, lo, hi);
+    const i64 i0 = t * TR + (i64)threadIdx.x * V;
+    if (i0 + V <= lo || i0 >= hi) return;
     const i64 sx = start_of(n, incx);
     T xj = x[sx + j * incx];
     if (herm) xj = conj(xj);
     const T ay = mul(alpha, xj);
     T* col = A + j * lda;
-    auto one = [&](i64 i) {
-        T v = madd(x[sx + i * incx], ay, col[i]);
-        if (herm && i == j) v = realpart(v);
-        col[i] = v;
-    };
-    if (!VEC) {
-        for (i64 i = lo + threadIdx.x; i < hi; i += B2_BLOCK) one(i);
-        return;
-    }
-    i64 p0 = (lo + V - 1) / V, p1 = hi / V;  // full packs [p0, p1)
-    if (p0 > p1) p0 = p1 = 0;
-    const i64 head_end = p0 < p1 ? p0 * V : hi;
-    for (i64 i = lo + threadIdx.x; i < head_end; i += B2_BLOCK) one(i);
-    if (p0 >= p1) return;
-    for (i64 i = p1 * V + threadIdx.x; i < hi; i += B2_BLOCK) one(i);
-    const Pack<T>* xv = reinterpret_cast<const Pack<T>*>(x);
-    Pack<T>* cv = reinterpret_cast<Pack<T>*>(col);
-    auto upd = [&](i64 p, Pack<T> a, const Pack<T>& xp) {
+    if (VEC && i0 >= lo && i0 + V <= hi) {
+        uint4 w = __ldcs(reinterpret_cast<const uint4*>(col + i0));
+        Pack<T> a = *reinterpret_cast<Pack<T>*>(&w);
+        const Pack<T> xp = *reinterpret_cast<const Pack<T>*>(x + i0);
 #pragma unroll
         for (int e = 0; e < V; ++e) {
             a.v[e] = madd(xp.v[e], ay, a.v[e]);
-            if (herm && p * V + e == j) a.v[e] = realpart(a.v[e]);
+            if (herm && i0 + e == j) a.v[e] = realpart(a.v[e]);
         }
-        __stcs(reinterpret_cast<uint4*>(cv + p), *reinterpret_cast<uint4*>(&a));
-    };
-    i64 p = p0 + threadIdx.x;
-    for (; p + B2_BLOCK < p1; p += 2 * B2_BLOCK) {
-        uint4 w0 = __ldcs(reinterpret_cast<const uint4*>(cv + p));
-        uint4 w1 = __ldcs(reinterpret_cast<const uint4*>(cv + p + B2_BLOCK));
-        const Pack<T> x0 = xv[p], x1 = xv[p + B2_BLOCK];
-        upd(p, *reinterpret_cast<Pack<T>*>(&w0), x0);
-        upd(p + B2_BLOCK, *reinterpret_cast<Pack<T>*>(&w1), x1);
-    }
-    if (p < p1) {
-        uint4 w0 = __ldcs(reinterpret_cast<const uint4*>(cv + p));
-        upd(p, *reinterpret_cast<Pack<T>*>(&w0), xv[p]);
+        __stcs(reinterpret_cast<uint4*>(col + i0), *reinterpret_cast<uint4*>(&a));
+    } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            const i64 i = i0 + e;
+            if (i >= lo && i < hi) {
+                T v = madd(x[sx + i * incx], ay, col[i]);
+                if (herm && i == j) v = realpart(v);
+                col[i] = v;
+            }
+        }
     }
 }
 
@@ -364,6 +435,16 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
         gemvn_part<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, mode, herm, cps);       \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvn_tile_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,      \
+                       i64 incy, int mode, int herm, int rt) {                                             \
+        gemvn_tile<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, mode, herm, rt);                 \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvn_tile_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,  \
+                           i64 incy, int mode, int herm, int rt) {                                         \
+        gemvn_tile<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, mode, herm, rt);                  \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
                   T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {                                  \
         gemvt<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);   \
@@ -384,12 +465,12 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
         rank1<T, true>(m, n, alpha, x, incx, y, incy, A, lda, conj_y, mode, herm);                         \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
-        rank1_tri_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {           \
-        rank1_tri<T, false>(n, alpha, x, incx, A, lda, mode, herm);                                        \
+        rank1_pair_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {          \
+        rank1_pair<T, false>(n, alpha, x, incx, A, lda, mode, herm);                                       \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
-        rank1_tri_vec_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {       \
-        rank1_tri<T, true>(n, alpha, x, incx, A, lda, mode, herm);                                         \
+        rank1_pair_vec_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {      \
+        rank1_pair<T, true>(n, alpha, x, incx, A, lda, mode, herm);                                        \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(TRSV_NB)                                                  \
         trsv_diag_##P(int b, const T* A, i64 lda, T* x, i64 n, i64 incx, i64 first, int lower_eff,         \

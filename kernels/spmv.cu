@@ -4,7 +4,7 @@
 //   spmv_row_<p>     one thread per row
 //   spmv_vec<L>_<p>  L lanes per row (L = 2, 4, 8, 16, 32), shuffle reduction
 //   spmv_adapt_<p>   load-balanced row blocks: a block gets many short rows holding at most
-//                    ADAPT_NNZ entries (products staged in shared memory, then reduced by groups
+//                    ADAPT_BYTES of products (staged in shared memory, then reduced by groups
 //                    of lanes sized to the rows) or one long row (reduced by the whole block).
 // Matrix entries are read once with streaming loads; x goes through the read-only cache.
 // With beta == 0, y is not read.
@@ -12,7 +12,9 @@
 #include "common.cuh"
 
 #define SPMV_BLOCK 256
-#define ADAPT_NNZ 1024
+// Entries a multi-row block of the adaptive kernel stages in shared memory: 16 KiB of products
+// (4096 f32, 2048 f64 or c64, 1024 c128). The host builds the row blocks with the same bound.
+#define ADAPT_BYTES 16384
 
 __device__ __forceinline__ float ld_stream(const float* p) { return __ldcs(p); }
 __device__ __forceinline__ double ld_stream(const double* p) { return __ldcs(p); }
@@ -101,13 +103,33 @@ template <class T>
 __device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict__ rp,
                            const int* __restrict__ col, const T* __restrict__ val,
                            const T* __restrict__ x, i64 incx, T* y, i64 incy, T alpha, T beta) {
-    __shared__ T prod[ADAPT_NNZ];
+    __shared__ T prod[ADAPT_BYTES / sizeof(T)];
     const int r0 = blocks[blockIdx.x], r1 = blocks[blockIdx.x + 1];
     const int nrows = r1 - r0;
     const int tid = threadIdx.x;
     if (nrows == 1) {
-        // One (long) row: the whole block.
-        SumOf<T> acc{row_dot(col, val, x, incx, rp[r0], rp[r0 + 1], tid, SPMV_BLOCK)};
+        // One long row: the whole block, eight independent gathers in flight per thread.
+        const int k0 = rp[r0], k1 = rp[r0 + 1];
+        T s8[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) s8[u] = zero<T>();
+        int k = k0 + tid;
+        for (; k + 7 * SPMV_BLOCK < k1; k += 8 * SPMV_BLOCK) {
+            int c[8];
+            T v[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u) {
+                c[u] = __ldcs(col + k + u * SPMV_BLOCK);
+                v[u] = ld_stream(val + k + u * SPMV_BLOCK);
+            }
+#pragma unroll
+            for (int u = 0; u < 8; ++u) s8[u] = madd(v[u], ld_ro(x + (i64)c[u] * incx), s8[u]);
+        }
+        for (; k < k1; k += SPMV_BLOCK) s8[0] = madd(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx), s8[0]);
+        T t = zero<T>();
+#pragma unroll
+        for (int u = 0; u < 8; ++u) t = add(t, s8[u]);
+        SumOf<T> acc{t};
         acc = block_reduce(acc);
         if (tid == 0) store_row(y, incy, r0, alpha, beta, acc.s);
         return;

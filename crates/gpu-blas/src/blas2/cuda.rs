@@ -124,8 +124,12 @@ fn gemv_n<T: Scalar>(
     let vec = mode == 0 && packable::<T>(&a, None);
     let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
     let row_tiles = m.div_ceil(BLOCK as usize * v);
-    // Enough blocks to fill the GPU: split the columns.
+    // Enough blocks to fill the GPU: split the columns, unless that takes so many splits that
+    // summing them costs more than narrow row tiles do (measured on H100: docs/perf-notes.md).
     let target = (b.sm_count as usize) * 4;
+    if target.div_ceil(row_tiles) > 40 {
+        return gemv_n_tile(b, alpha, a, x, beta, y, mode, herm, vec, v);
+    }
     let splits = if n == 0 {
         1
     } else {
@@ -164,6 +168,52 @@ fn gemv_n<T: Scalar>(
         .map_err(launch_err("gemv"))?;
     // `parts` is stream-ordered memory: freeing it here is ordered after the kernel above.
     drop(parts);
+    Ok(())
+}
+
+/// gemv N with narrow row tiles covering all columns (reduction inside the block).
+#[allow(clippy::too_many_arguments)]
+fn gemv_n_tile<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    alpha: T,
+    a: DMat,
+    x: DVec,
+    beta: T,
+    y: DVec,
+    mode: i32,
+    herm: bool,
+    vec: bool,
+    v: usize,
+) -> Result<()> {
+    let m = a.rows;
+    // Row lanes per block: enough blocks (4 per SM) to fill the GPU, at most 256.
+    let target = (b.sm_count as usize) * 4;
+    let want = (m.div_ceil(v * target)).max(1);
+    let rt = (1usize << (usize::BITS - 1 - want.leading_zeros())).clamp(1, BLOCK as usize);
+    let blocks = m.div_ceil(rt * v);
+    let f = b.function(
+        &BLAS2,
+        &kernel_name::<T>(if vec { "gemvn_tile_vec" } else { "gemvn_tile" }),
+    )?;
+    let (mi, ni, ldi) = (m as i64, a.cols as i64, a.ld as i64);
+    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let (herm_i, rt_i) = (i32::from(herm), rt as i32);
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&mi)
+        .arg(&ni)
+        .arg(&al)
+        .arg(&a.ptr)
+        .arg(&ldi)
+        .arg(&x.ptr)
+        .arg(&x.inc)
+        .arg(&be)
+        .arg(&y.ptr)
+        .arg(&y.inc);
+    l.arg(&mode).arg(&herm_i).arg(&rt_i);
+    // SAFETY: arguments match gemvn_tile[_vec]_<p>; A covers m x n (ld), x has n and y m
+    // elements; rt is a power of two dividing the block size; the vector kernel is chosen only
+    // for 16-byte aligned columns.
+    unsafe { l.launch(cfg((blocks as u32, 1), BLOCK)) }.map_err(launch_err("gemv"))?;
     Ok(())
 }
 
@@ -357,9 +407,37 @@ pub(crate) fn syr<T: Scalar>(
     }
     let mode: i32 = if uplo == Uplo::Lower { 1 } else { 2 };
     let vec = packable::<T>(&a, Some(&x));
+    syr_pair(b, herm, mode, alpha, x, a, vec)
+}
+
+/// syr/her over the triangle with paired columns (no empty blocks).
+fn syr_pair<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    herm: bool,
+    mode: i32,
+    alpha: T,
+    x: DVec,
+    a: DMat,
+    vec: bool,
+) -> Result<()> {
+    let n = a.rows;
+    let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
+    let tr = BLOCK as usize * v;
+    let tiles = n.div_ceil(tr);
+    let gy = if mode == 1 {
+        2 * tiles - (n - 1) / tr + 1
+    } else {
+        (n - 1) / tr + 2
+    };
+    if gy > 65535 {
+        return Err(crate::Error::SizeTooLarge {
+            op: "syr",
+            detail: format!("{n} rows"),
+        });
+    }
     let f = b.function(
         &BLAS2,
-        &kernel_name::<T>(if vec { "rank1_tri_vec" } else { "rank1_tri" }),
+        &kernel_name::<T>(if vec { "rank1_pair_vec" } else { "rank1_pair" }),
     )?;
     let (ni, ldi) = (n as i64, a.ld as i64);
     let al = scalar_arg(alpha);
@@ -373,9 +451,11 @@ pub(crate) fn syr<T: Scalar>(
         .arg(&ldi)
         .arg(&mode)
         .arg(&hm);
-    // SAFETY: arguments match rank1_tri[_vec]_<p>; A covers n x n (ld) and x n elements; the
-    // vector kernel requires aligned columns and a contiguous aligned x; one block per column.
-    unsafe { l.launch(cfg((n as u32, 1), BLOCK)) }.map_err(launch_err("syr"))?;
+    // SAFETY: arguments match rank1_pair[_vec]_<p>; A covers n x n (ld) and x n elements; the
+    // vector kernel requires aligned columns and a contiguous aligned x; blocks beyond a column
+    // pair's tiles return at once.
+    unsafe { l.launch(cfg((n.div_ceil(2) as u32, gy as u32), BLOCK)) }
+        .map_err(launch_err("syr"))?;
     Ok(())
 }
 

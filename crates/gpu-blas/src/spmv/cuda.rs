@@ -12,24 +12,24 @@ use cudarc::driver::PushKernelArg;
 use std::sync::Arc;
 
 const BLOCK: u32 = 256;
-/// Entries a row block of the adaptive kernel may stage in shared memory (`ADAPT_NNZ`).
-const ADAPT_NNZ: i32 = 1024;
+/// Bytes of products a row block of the adaptive kernel stages in shared memory (`ADAPT_BYTES`).
+const ADAPT_BYTES: usize = 16384;
 
 /// Row blocks for the adaptive kernel: consecutive rows are grouped while their entries fit in
-/// `ADAPT_NNZ`; a longer row gets a block of its own.
-pub(crate) fn row_blocks(row_ptr: &[i32]) -> Vec<i32> {
+/// `cap` (the shared-memory capacity in elements); a longer row gets a block of its own.
+pub(crate) fn row_blocks(row_ptr: &[i32], cap: i32) -> Vec<i32> {
     let rows = row_ptr.len() - 1;
     let mut blocks = vec![0i32];
     let mut start = 0usize;
     for r in 0..rows {
         let block_nnz = row_ptr[r + 1] - row_ptr[start];
-        if block_nnz > ADAPT_NNZ {
+        if block_nnz > cap {
             // Close the block before row r (if it has rows), then r's fate is decided next.
             if r > start {
                 blocks.push(r as i32);
                 start = r;
             }
-            if row_ptr[r + 1] - row_ptr[r] > ADAPT_NNZ {
+            if row_ptr[r + 1] - row_ptr[r] > cap {
                 blocks.push(r as i32 + 1);
                 start = r + 1;
             }
@@ -46,7 +46,8 @@ fn adaptive_blocks<T: Scalar>(a: &CsrMatrix<T>) -> Result<&Buffer<i32>> {
         return Ok(b);
     }
     let rp = a.row_ptr.to_vec()?;
-    let blocks = Buffer::from_vec(a.device(), row_blocks(&rp), "spmv row blocks")?;
+    let cap = (ADAPT_BYTES / std::mem::size_of::<T>()) as i32;
+    let blocks = Buffer::from_vec(a.device(), row_blocks(&rp, cap), "spmv row blocks")?;
     Ok(a.row_blocks.get_or_init(|| blocks))
 }
 
@@ -105,7 +106,7 @@ pub(crate) fn spmv<T: Scalar>(
     // SAFETY: parameters ([blocks,] rows, row_ptr, col_idx, values, x, incx, y, incy, alpha, beta)
     // match the kernels; the CSR arrays were validated at construction (indices in range), x and
     // y cover cols and rows elements (checked by the caller); the row blocks partition 0..rows
-    // with at most ADAPT_NNZ entries in any multi-row block.
+    // with at most ADAPT_BYTES of entries in any multi-row block.
     unsafe { l.launch(cfg1(grid.max(1), BLOCK)) }.map_err(launch_err("spmv"))?;
     Ok(())
 }
@@ -122,12 +123,12 @@ mod tests {
         for l in lens {
             rp.push(rp.last().unwrap() + l);
         }
-        let b = row_blocks(&rp);
+        let b = row_blocks(&rp, 1024);
         assert_eq!(b, vec![0, 2, 3, 4, 7]);
         for w in b.windows(2) {
             let nnz = rp[w[1] as usize] - rp[w[0] as usize];
             assert!(
-                w[1] - w[0] == 1 || nnz <= super::ADAPT_NNZ,
+                w[1] - w[0] == 1 || nnz <= 1024,
                 "{w:?} holds {nnz}"
             );
         }

@@ -6,7 +6,7 @@
 //! * [`SpmvKernel::VectorPerRow`]: a group of 2–32 lanes per row (the group size follows the mean
 //!   row length), for regular rows;
 //! * [`SpmvKernel::Adaptive`]: load-balanced row blocks (each block gets either many short rows
-//!   totalling at most 1024 entries, staged through shared memory, or one long row reduced by the
+//!   totalling at most 16 KiB of products, staged through shared memory, or one long row reduced by the
 //!   whole block), for irregular row lengths.
 //!
 //! With `β = 0`, `y` is not read (NaNs in it do not propagate), as in BLAS.
