@@ -292,6 +292,82 @@ __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, c
     }
 }
 
+// gemv T/C, full matrix with 16-byte packs: one warp per PAIR of columns (2w, 2w+1), so each
+// pack of x is loaded once for two columns and twice as many matrix loads are in flight.
+template <class T>
+__device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, T beta,
+                           T* y, i64 incy, T* partials, unsigned* counters, int conj_a, i64 rows_per_split) {
+    constexpr int V = Pack<T>::N;
+    const int lane = threadIdx.x & 31;
+    const i64 j0 = (((i64)blockIdx.x * B2_BLOCK + threadIdx.x) >> 5) * 2;
+    T acc0 = zero<T>(), acc1 = zero<T>();
+    if (j0 < n) {
+        const bool two = j0 + 1 < n;
+        const i64 r0 = (i64)blockIdx.y * rows_per_split, r1 = min(m, r0 + rows_per_split);
+        const T* c0 = A + j0 * lda;
+        const T* c1 = two ? c0 + lda : c0;
+        const i64 full_hi = r0 + (r1 - r0) / V * V;
+        i64 i = r0 + lane * V;
+        for (; i + 3 * 32 * V < full_hi; i += 4 * 32 * V) {
+            Pack<T> a0[4], a1[4], b[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                uint4 w0 = __ldcs(reinterpret_cast<const uint4*>(c0 + i + u * 32 * V));
+                uint4 w1 = __ldcs(reinterpret_cast<const uint4*>(c1 + i + u * 32 * V));
+                a0[u] = *reinterpret_cast<Pack<T>*>(&w0);
+                a1[u] = *reinterpret_cast<Pack<T>*>(&w1);
+                b[u] = *reinterpret_cast<const Pack<T>*>(x + i + u * 32 * V);
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    acc0 = madd(conj_a ? conj(a0[u].v[e]) : a0[u].v[e], b[u].v[e], acc0);
+                    acc1 = madd(conj_a ? conj(a1[u].v[e]) : a1[u].v[e], b[u].v[e], acc1);
+                }
+        }
+        for (; i < full_hi; i += 32 * V) {
+            const Pack<T> a0 = *reinterpret_cast<const Pack<T>*>(c0 + i);
+            const Pack<T> a1 = *reinterpret_cast<const Pack<T>*>(c1 + i);
+            const Pack<T> b = *reinterpret_cast<const Pack<T>*>(x + i);
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                acc0 = madd(conj_a ? conj(a0.v[e]) : a0.v[e], b.v[e], acc0);
+                acc1 = madd(conj_a ? conj(a1.v[e]) : a1.v[e], b.v[e], acc1);
+            }
+        }
+        for (i64 k = full_hi + lane; k < r1; k += 32) {
+            acc0 = madd(conj_a ? conj(c0[k]) : c0[k], x[k], acc0);
+            acc1 = madd(conj_a ? conj(c1[k]) : c1[k], x[k], acc1);
+        }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        acc0 = add(acc0, shfl_down(acc0, d));
+        acc1 = add(acc1, shfl_down(acc1, d));
+    }
+    if (gridDim.y == 1) {
+        if (lane == 0 && j0 < n) {
+            axpby_store(y, n, incy, j0, alpha, acc0, beta);
+            if (j0 + 1 < n) axpby_store(y, n, incy, j0 + 1, alpha, acc1, beta);
+        }
+        return;
+    }
+    if (lane == 0 && j0 < n) {
+        partials[(i64)blockIdx.y * n + j0] = acc0;
+        if (j0 + 1 < n) partials[(i64)blockIdx.y * n + j0 + 1] = acc1;
+    }
+    // The last row split to finish for these 16 columns sums the splits in order and writes y.
+    if (last_block_of(counters + blockIdx.x, gridDim.y)) {
+        const i64 jj = (i64)blockIdx.x * (B2_BLOCK / 16) + threadIdx.x;
+        if (threadIdx.x < B2_BLOCK / 16 && jj < n) {
+            T s = zero<T>();
+            for (unsigned k = 0; k < gridDim.y; ++k) s = add(s, ldcg_t(partials + (i64)k * n + jj));
+            axpby_store(y, n, incy, jj, alpha, s, beta);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // ger / syr / her: A[i, j] += alpha * x[i] * op(y[j]) for (i, j) in the triangle `mode`; one
 // 16-byte pack of a column per thread, blockIdx.x = column, blockIdx.y = row tile. herm: the
@@ -450,9 +526,9 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
         gemvt<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);   \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
-        gemvt_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,       \
-                      i64 incy, T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {                    \
-        gemvt<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);    \
+        gemvt_pair_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,      \
+                       T* partials, unsigned* counters, int conj_a, i64 rps) {                             \
+        gemvt_pair<T>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);             \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         rank1_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,        \

@@ -15,6 +15,8 @@
 // Entries a multi-row block of the adaptive kernel stages in shared memory: 16 KiB of products
 // (4096 f32, 2048 f64 or c64, 1024 c128). The host builds the row blocks with the same bound.
 #define ADAPT_BYTES 16384
+// Rows a multi-row block may hold (their row pointers are staged in shared memory too).
+#define ADAPT_ROWS 1024
 
 __device__ __forceinline__ float ld_stream(const float* p) { return __ldcs(p); }
 __device__ __forceinline__ double ld_stream(const double* p) { return __ldcs(p); }
@@ -134,7 +136,10 @@ __device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict
         if (tid == 0) store_row(y, incy, r0, alpha, beta, acc.s);
         return;
     }
-    // Many short rows: stage the products, then reduce each row with a lane group.
+    // Many short rows: stage the row pointers and the products, then reduce each row with a
+    // lane group from shared memory only.
+    __shared__ int srp[ADAPT_ROWS + 1];
+    for (int r = tid; r <= nrows; r += SPMV_BLOCK) srp[r] = rp[r0 + r];
     const int k0 = rp[r0], k1 = rp[r1];
     // Unrolled by four so each thread has four independent gathers in flight.
     int k = k0 + tid;
@@ -158,7 +163,7 @@ __device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict
         const int rr = base + g;
         T s = zero<T>();
         if (rr < nrows) {
-            const int a = rp[r0 + rr] - k0, b = rp[r0 + rr + 1] - k0;
+            const int a = srp[rr] - k0, b = srp[rr + 1] - k0;
             for (int k = a + lane; k < b; k += tpr) s = add(s, prod[k]);
         }
         s = group_sum(s, tpr);

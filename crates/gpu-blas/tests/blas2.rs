@@ -853,3 +853,118 @@ gpu_blas::device_tests! {
     fn large_and_deterministic(dev) { for_all_types!(check_large, dev); }
     fn typed_errors(dev) { for_all_types!(check_errors, dev); }
 }
+
+/// Shapes large enough for the GPU's split and tile strategies (column splits with a last-block
+/// reduction, narrow row tiles, row splits for transposed products, paired columns, odd `n`).
+fn gemv_split_shapes<T: Scalar>(dev: &Device) {
+    use gpu_blas::blas2::{gemv, Trans};
+    for &(m, n) in &[
+        (100_000usize, 23usize),
+        (8192, 64),
+        (3000, 3001),
+        (64, 20_000),
+    ] {
+        let vals = random_values::<T>(m * n, (m + n) as u64);
+        let a = DeviceMatrix::from_col_major(dev, m, n, m, vals.clone()).unwrap();
+        for trans in [Trans::N, Trans::T, Trans::C] {
+            let (rows, cols) = if trans == Trans::N { (m, n) } else { (n, m) };
+            let xs = random_values::<T>(cols, 3);
+            let ys = random_values::<T>(rows, 4);
+            let x = DeviceVec::from_slice(dev, &xs).unwrap();
+            let mut y = DeviceVec::from_slice(dev, &ys).unwrap();
+            let (alpha, beta) = (T::from_f64(0.75), T::from_f64(-0.5));
+            gemv(trans, alpha, &a, &x, beta, &mut y).unwrap();
+            let got = y.to_vec().unwrap();
+            for i in (0..rows).step_by((rows / 257).max(1)).chain([rows - 1]) {
+                let (mut s, mut bound) = (num_complex::Complex64::new(0.0, 0.0), 0.0);
+                for j in 0..cols {
+                    let aij = match trans {
+                        Trans::N => c64(vals[i + j * m]),
+                        Trans::T => c64(vals[j + i * m]),
+                        Trans::C => c64(vals[j + i * m]).conj(),
+                    };
+                    s += aij * c64(xs[j]);
+                    bound += aij.norm() * c64(xs[j]).norm();
+                }
+                let want = c64(alpha) * s + c64(beta) * c64(ys[i]);
+                let tol = gamma::<T>(cols)
+                    * (c64(alpha).norm() * bound + c64(beta).norm() * c64(ys[i]).norm());
+                assert_close(
+                    &format!("gemv {trans:?} {m}x{n} row {i}"),
+                    c64(got[i]),
+                    want,
+                    tol,
+                );
+            }
+        }
+    }
+}
+
+fn gemv_split_all(dev: &Device) {
+    gemv_split_shapes::<f64>(dev);
+    gemv_split_shapes::<num_complex::Complex32>(dev);
+}
+
+gpu_blas::device_tests! {
+    fn gemv_large_shapes(dev) { gemv_split_all(dev); }
+}
+
+/// syr/her on sizes spanning many row tiles (the GPU pairs columns j and n-1-j): every entry of
+/// the referenced triangle against a host reference, the other triangle untouched.
+fn syr_many_tiles<T: Scalar>(dev: &Device) {
+    for &n in &[3001usize, 2048] {
+        for uplo in [Uplo::Lower, Uplo::Upper] {
+            let vals = random_values::<T>(n * n, n as u64);
+            let xs = random_values::<T>(n, 9);
+            let mut a = DeviceMatrix::from_col_major(dev, n, n, n, vals.clone()).unwrap();
+            let x = DeviceVec::from_slice(dev, &xs).unwrap();
+            let alpha = 0.625f64;
+            if T::IS_COMPLEX {
+                blas2::her(uplo, <T::Real as Scalar>::from_f64(alpha), &x, &mut a).unwrap();
+            } else {
+                blas2::syr(uplo, T::from_f64(alpha), &x, &mut a).unwrap();
+            }
+            let got = a.to_array().unwrap();
+            for j in 0..n {
+                for i in 0..n {
+                    let inside = if uplo == Uplo::Lower { i >= j } else { i <= j };
+                    let old = vals[i + j * n];
+                    if !inside {
+                        assert_eq!(
+                            got[[i, j]],
+                            old,
+                            "n={n} {uplo:?}: ({i},{j}) outside the triangle changed"
+                        );
+                        continue;
+                    }
+                    let mut want = c64(old) + alpha * c64(xs[i]) * c64(xs[j]).conj();
+                    if i == j && T::IS_COMPLEX {
+                        want.im = 0.0;
+                    }
+                    if !T::IS_COMPLEX {
+                        want = c64(old) + alpha * c64(xs[i]) * c64(xs[j]);
+                    }
+                    let tol = 4.0
+                        * eps::<T>()
+                        * (c64(old).norm() + alpha * c64(xs[i]).norm() * c64(xs[j]).norm());
+                    assert_close(
+                        &format!("syr/her n={n} {uplo:?} ({i},{j})"),
+                        c64(got[[i, j]]),
+                        want,
+                        tol,
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn syr_many_tiles_all(dev: &Device) {
+    syr_many_tiles::<f64>(dev);
+    syr_many_tiles::<f32>(dev);
+    syr_many_tiles::<C64>(dev);
+}
+
+gpu_blas::device_tests! {
+    fn syr_her_many_tiles(dev) { syr_many_tiles_all(dev); }
+}

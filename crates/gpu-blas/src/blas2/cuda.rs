@@ -236,8 +236,9 @@ fn gemv_t<T: Scalar>(
     }
     let vec = mode == 0 && packable::<T>(&a, Some(&x));
     let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
-    let warps_per_block = (BLOCK / 32) as usize;
-    let col_blocks = n.div_ceil(warps_per_block);
+    // Columns per block: a warp per column, or per pair of columns for the packed kernel.
+    let cols_per_block = (BLOCK / 32) as usize * if vec { 2 } else { 1 };
+    let col_blocks = n.div_ceil(cols_per_block);
     let target = (b.sm_count as usize) * 8;
     // Split tall columns so the GPU fills; each split at least 32 packs of rows.
     let max_splits = m.div_ceil(32 * 32 * v).max(1);
@@ -251,11 +252,31 @@ fn gemv_t<T: Scalar>(
     let parts = partials::<T>(b, splits, n)?;
     let pp = parts.as_ref().and_then(|p| p.cuda_ptr(0)).unwrap_or(0);
     let counters = if splits > 1 { b.split_counters()? } else { 0 };
-    let name = if vec { "gemvt_vec" } else { "gemvt" };
-    let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
     let (mi, ni, ldi, rpsi) = (m as i64, n as i64, a.ld as i64, rps.max(1) as i64);
     let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
     let (conj_i, herm_i) = (i32::from(conj && T::IS_COMPLEX), i32::from(herm));
+    if vec {
+        let f = b.function(&BLAS2, &kernel_name::<T>("gemvt_pair"))?;
+        let mut l = b.stream().launch_builder(&f);
+        l.arg(&mi)
+            .arg(&ni)
+            .arg(&al)
+            .arg(&a.ptr)
+            .arg(&ldi)
+            .arg(&x.ptr)
+            .arg(&be)
+            .arg(&y.ptr)
+            .arg(&y.inc);
+        l.arg(&pp).arg(&counters).arg(&conj_i).arg(&rpsi);
+        // SAFETY: arguments match gemvt_pair_<p>; A covers m x n with 16-byte aligned columns, x
+        // is contiguous, aligned and has m elements, y has n; with splits > 1, partials has
+        // splits*n elements and there is one zeroed counter per block of 16 columns.
+        unsafe { l.launch(cfg((col_blocks as u32, splits as u32), BLOCK)) }
+            .map_err(launch_err("gemv"))?;
+        drop(parts);
+        return Ok(());
+    }
+    let f = b.function(&BLAS2, &kernel_name::<T>("gemvt"))?;
     let mut l = b.stream().launch_builder(&f);
     l.arg(&mi)
         .arg(&ni)
@@ -273,8 +294,7 @@ fn gemv_t<T: Scalar>(
         .arg(&mode)
         .arg(&herm_i)
         .arg(&rpsi);
-    // SAFETY: arguments match gemvt[_vec]_<p>; A covers m x n (ld), x has m and y n elements; the
-    // vector kernel requires 16-byte aligned columns and a contiguous aligned x; with splits > 1,
+    // SAFETY: arguments match gemvt_<p>; A covers m x n (ld), x has m and y n elements; with splits > 1,
     // partials has splits*n elements and there is one zeroed counter per column block.
     unsafe { l.launch(cfg((col_blocks as u32, splits as u32), BLOCK)) }
         .map_err(launch_err("gemv"))?;

@@ -15,13 +15,21 @@ const BLOCK: u32 = 256;
 /// Bytes of products a row block of the adaptive kernel stages in shared memory (`ADAPT_BYTES`).
 const ADAPT_BYTES: usize = 16384;
 
+/// Rows a multi-row block may hold (`ADAPT_ROWS`).
+const ADAPT_ROWS: usize = 1024;
+
 /// Row blocks for the adaptive kernel: consecutive rows are grouped while their entries fit in
-/// `cap` (the shared-memory capacity in elements); a longer row gets a block of its own.
+/// `cap` (the shared-memory capacity in elements) and they number at most `ADAPT_ROWS`; a longer
+/// row gets a block of its own.
 pub(crate) fn row_blocks(row_ptr: &[i32], cap: i32) -> Vec<i32> {
     let rows = row_ptr.len() - 1;
     let mut blocks = vec![0i32];
     let mut start = 0usize;
     for r in 0..rows {
+        if r - start == ADAPT_ROWS {
+            blocks.push(r as i32);
+            start = r;
+        }
         let block_nnz = row_ptr[r + 1] - row_ptr[start];
         if block_nnz > cap {
             // Close the block before row r (if it has rows), then r's fate is decided next.
@@ -116,6 +124,13 @@ mod tests {
     use super::row_blocks;
 
     #[test]
+    fn row_blocks_cap_rows() {
+        let rp: Vec<i32> = (0..=3000).map(|r| r / 3).collect(); // 3000 rows, mostly empty
+        let b = row_blocks(&rp, 1024);
+        assert_eq!(b, vec![0, 1024, 2048, 3000]);
+    }
+
+    #[test]
     fn row_blocks_partition_rows_and_cap_entries() {
         // rows of length 500, 500, 30, 5000, 0, 1, 1
         let lens = [500, 500, 30, 5000, 0, 1, 1];
@@ -128,7 +143,7 @@ mod tests {
         for w in b.windows(2) {
             let nnz = rp[w[1] as usize] - rp[w[0] as usize];
             assert!(
-                w[1] - w[0] == 1 || nnz <= 1024,
+                w[1] - w[0] == 1 || (nnz <= 1024 && w[1] - w[0] <= super::ADAPT_ROWS as i32),
                 "{w:?} holds {nnz}"
             );
         }
