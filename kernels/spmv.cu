@@ -4,7 +4,8 @@
 //   spmv_row_<p>     one thread per row
 //   spmv_vec<L>_<p>  L lanes per row (L = 2, 4, 8, 16, 32), shuffle reduction
 //   spmv_adapt_<p>   load-balanced row blocks: a block gets many short rows holding at most
-//                    ADAPT_BYTES of products (staged in shared memory, then reduced by groups
+//                    `cap` entries and `cap` rows (products and row pointers staged in dynamic
+//                    shared memory of cap*(sizeof(T)+4)+4 bytes, then reduced by groups
 //                    of lanes sized to the rows) or one long row (reduced by the whole block).
 // Matrix entries are read once with streaming loads; x goes through the read-only cache.
 // With beta == 0, y is not read.
@@ -12,11 +13,6 @@
 #include "common.cuh"
 
 #define SPMV_BLOCK 256
-// Entries a multi-row block of the adaptive kernel stages in shared memory: 16 KiB of products
-// (4096 f32, 2048 f64 or c64, 1024 c128). The host builds the row blocks with the same bound.
-#define ADAPT_BYTES 16384
-// Rows a multi-row block may hold (their row pointers are staged in shared memory too).
-#define ADAPT_ROWS 1024
 
 __device__ __forceinline__ float ld_stream(const float* p) { return __ldcs(p); }
 __device__ __forceinline__ double ld_stream(const double* p) { return __ldcs(p); }
@@ -102,35 +98,37 @@ template <class T> struct SumOf {
 };
 
 template <class T>
-__device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict__ rp,
+__device__ void spmv_adapt(int cap, const int* __restrict__ blocks, const int* __restrict__ rp,
                            const int* __restrict__ col, const T* __restrict__ val,
                            const T* __restrict__ x, i64 incx, T* y, i64 incy, T alpha, T beta) {
-    __shared__ T prod[ADAPT_BYTES / sizeof(T)];
+    extern __shared__ __align__(16) unsigned char adapt_smem[];
+    T* prod = reinterpret_cast<T*>(adapt_smem);
+    int* srp = reinterpret_cast<int*>(adapt_smem + (size_t)cap * sizeof(T));
     const int r0 = blocks[blockIdx.x], r1 = blocks[blockIdx.x + 1];
     const int nrows = r1 - r0;
     const int tid = threadIdx.x;
     if (nrows == 1) {
-        // One long row: the whole block, eight independent gathers in flight per thread.
+        // One long row: the whole block, four independent gathers in flight per thread.
         const int k0 = rp[r0], k1 = rp[r0 + 1];
-        T s8[8];
+        T s8[4];
 #pragma unroll
-        for (int u = 0; u < 8; ++u) s8[u] = zero<T>();
+        for (int u = 0; u < 4; ++u) s8[u] = zero<T>();
         int k = k0 + tid;
-        for (; k + 7 * SPMV_BLOCK < k1; k += 8 * SPMV_BLOCK) {
-            int c[8];
-            T v[8];
+        for (; k + 3 * SPMV_BLOCK < k1; k += 4 * SPMV_BLOCK) {
+            int c[4];
+            T v[4];
 #pragma unroll
-            for (int u = 0; u < 8; ++u) {
+            for (int u = 0; u < 4; ++u) {
                 c[u] = __ldcs(col + k + u * SPMV_BLOCK);
                 v[u] = ld_stream(val + k + u * SPMV_BLOCK);
             }
 #pragma unroll
-            for (int u = 0; u < 8; ++u) s8[u] = madd(v[u], ld_ro(x + (i64)c[u] * incx), s8[u]);
+            for (int u = 0; u < 4; ++u) s8[u] = madd(v[u], ld_ro(x + (i64)c[u] * incx), s8[u]);
         }
         for (; k < k1; k += SPMV_BLOCK) s8[0] = madd(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx), s8[0]);
         T t = zero<T>();
 #pragma unroll
-        for (int u = 0; u < 8; ++u) t = add(t, s8[u]);
+        for (int u = 0; u < 4; ++u) t = add(t, s8[u]);
         SumOf<T> acc{t};
         acc = block_reduce(acc);
         if (tid == 0) store_row(y, incy, r0, alpha, beta, acc.s);
@@ -138,7 +136,6 @@ __device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict
     }
     // Many short rows: stage the row pointers and the products, then reduce each row with a
     // lane group from shared memory only.
-    __shared__ int srp[ADAPT_ROWS + 1];
     for (int r = tid; r <= nrows; r += SPMV_BLOCK) srp[r] = rp[r0 + r];
     const int k0 = rp[r0], k1 = rp[r1];
     // Unrolled by four so each thread has four independent gathers in flight.
@@ -183,9 +180,9 @@ __device__ void spmv_adapt(const int* __restrict__ blocks, const int* __restrict
     extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec8_##P(SPMV_ARGS(T)) { spmv_vec<T, 8>(SPMV_PASS); } \
     extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec16_##P(SPMV_ARGS(T)) { spmv_vec<T, 16>(SPMV_PASS); } \
     extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec32_##P(SPMV_ARGS(T)) { spmv_vec<T, 32>(SPMV_PASS); } \
-    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_adapt_##P(const int* __restrict__ blocks, SPMV_ARGS(T)) { \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_adapt_##P(int cap, const int* __restrict__ blocks, SPMV_ARGS(T)) { \
         (void)rows;                                                                                              \
-        spmv_adapt<T>(blocks, rp, col, val, x, incx, y, incy, alpha, beta);                                      \
+        spmv_adapt<T>(cap, blocks, rp, col, val, x, incx, y, incy, alpha, beta);                                 \
     }
 
 SPMV_KERNELS(s, float)

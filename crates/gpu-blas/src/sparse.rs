@@ -85,8 +85,8 @@ pub struct CsrMatrix<T: Scalar> {
     pub(crate) col_idx: Buffer<i32>,
     pub(crate) values: Buffer<T>,
     stats: RowStats,
-    /// Row blocks of the load-balanced GPU kernel, built on first use.
-    pub(crate) row_blocks: OnceLock<Buffer<i32>>,
+    /// Row blocks of the load-balanced GPU kernel and their capacity, built on first use.
+    pub(crate) row_blocks: OnceLock<(i32, Buffer<i32>)>,
 }
 
 fn to_i32(what: &str, v: usize) -> Result<i32> {

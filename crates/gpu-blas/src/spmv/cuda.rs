@@ -12,21 +12,38 @@ use cudarc::driver::PushKernelArg;
 use std::sync::Arc;
 
 const BLOCK: u32 = 256;
-/// Bytes of products a row block of the adaptive kernel stages in shared memory (`ADAPT_BYTES`).
-const ADAPT_BYTES: usize = 16384;
+/// Smallest staging capacity (entries) of an adaptive block.
+const SPMV_BLOCK_MIN: usize = 256;
+static CAP_OVERRIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Rows a multi-row block may hold (`ADAPT_ROWS`).
-const ADAPT_ROWS: usize = 1024;
+/// Benchmark exploration only: force the adaptive kernel's staging bytes (0: automatic).
+pub(crate) fn set_cap_bytes(bytes: usize) {
+    CAP_OVERRIDE.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Bytes of products a multi-row block of the adaptive kernel stages in shared memory.
+fn cap_bytes(stats: &crate::RowStats) -> usize {
+    match CAP_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => {
+            if stats.mean < 4.0 {
+                4096
+            } else {
+                16384
+            }
+        }
+        b => b,
+    }
+}
 
 /// Row blocks for the adaptive kernel: consecutive rows are grouped while their entries fit in
-/// `cap` (the shared-memory capacity in elements) and they number at most `ADAPT_ROWS`; a longer
-/// row gets a block of its own.
+/// `cap` (the shared-memory capacity in elements) and they number at most `cap`; a longer row
+/// gets a block of its own.
 pub(crate) fn row_blocks(row_ptr: &[i32], cap: i32) -> Vec<i32> {
     let rows = row_ptr.len() - 1;
     let mut blocks = vec![0i32];
     let mut start = 0usize;
     for r in 0..rows {
-        if r - start == ADAPT_ROWS {
+        if r - start == cap as usize {
             blocks.push(r as i32);
             start = r;
         }
@@ -49,14 +66,36 @@ pub(crate) fn row_blocks(row_ptr: &[i32], cap: i32) -> Vec<i32> {
     blocks
 }
 
-fn adaptive_blocks<T: Scalar>(a: &CsrMatrix<T>) -> Result<&Buffer<i32>> {
-    if let Some(b) = a.row_blocks.get() {
-        return Ok(b);
+/// Row blocks cached on the matrix, or built for a one-off capacity.
+enum Blocks<'a> {
+    Cached(&'a Buffer<i32>),
+    Fresh(Buffer<i32>),
+}
+
+impl Blocks<'_> {
+    fn buf(&self) -> &Buffer<i32> {
+        match self {
+            Blocks::Cached(b) => b,
+            Blocks::Fresh(b) => b,
+        }
+    }
+}
+
+/// The adaptive kernel's row blocks for `cap` entries per block (cached on the matrix for the
+/// first capacity asked for, which is the automatic one outside benchmark exploration).
+fn adaptive_blocks<T: Scalar>(a: &CsrMatrix<T>, cap: i32) -> Result<Blocks<'_>> {
+    if let Some((c, b)) = a.row_blocks.get() {
+        if *c == cap {
+            return Ok(Blocks::Cached(b));
+        }
     }
     let rp = a.row_ptr.to_vec()?;
-    let cap = (ADAPT_BYTES / std::mem::size_of::<T>()) as i32;
     let blocks = Buffer::from_vec(a.device(), row_blocks(&rp, cap), "spmv row blocks")?;
-    Ok(a.row_blocks.get_or_init(|| blocks))
+    if a.row_blocks.get().is_some() {
+        return Ok(Blocks::Fresh(blocks));
+    }
+    let (_, b) = a.row_blocks.get_or_init(|| (cap, blocks));
+    Ok(Blocks::Cached(b))
 }
 
 pub(crate) fn spmv<T: Scalar>(
@@ -72,21 +111,29 @@ pub(crate) fn spmv<T: Scalar>(
     if rows == 0 {
         return Ok(());
     }
-    let (name, grid, blocks) = match kernel {
-        SpmvKernel::ThreadPerRow | SpmvKernel::Auto => {
-            ("spmv_row".to_string(), (rows as u32).div_ceil(BLOCK), None)
-        }
+    let es = std::mem::size_of::<T>();
+    let cap_elems = (cap_bytes(&a.row_stats()) / es).max(SPMV_BLOCK_MIN) as i32;
+    let (name, grid, blocks, smem) = match kernel {
+        SpmvKernel::ThreadPerRow | SpmvKernel::Auto => (
+            "spmv_row".to_string(),
+            (rows as u32).div_ceil(BLOCK),
+            None,
+            0,
+        ),
         SpmvKernel::VectorPerRow { lanes } => {
             let per_block = BLOCK / lanes;
             (
                 format!("spmv_vec{lanes}"),
                 (rows as u32).div_ceil(per_block),
                 None,
+                0,
             )
         }
         SpmvKernel::Adaptive => {
-            let bl = adaptive_blocks(a)?;
-            ("spmv_adapt".to_string(), (bl.len() - 1) as u32, Some(bl))
+            let bl = adaptive_blocks(a, cap_elems)?;
+            let grid = (bl.buf().len() - 1) as u32;
+            let smem = cap_elems as u32 * (es as u32 + 4) + 4;
+            ("spmv_adapt".to_string(), grid, Some(bl), smem)
         }
     };
     let f = b.function(&SPMV, &kernel_name::<T>(&name))?;
@@ -96,10 +143,10 @@ pub(crate) fn spmv<T: Scalar>(
     let (xp, incx) = (x.buf.cuda_ptr(x.offset).unwrap_or(0), x.inc as i64);
     let (yp, incy) = (y.buf.cuda_ptr(y.offset).unwrap_or(0), y.inc as i64);
     let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
-    let blocks_ptr = blocks.map(p);
+    let blocks_ptr = blocks.as_ref().map(|bl| p(bl.buf()));
     let mut l = b.stream().launch_builder(&f);
     if let Some(bp) = &blocks_ptr {
-        l.arg(bp);
+        l.arg(&cap_elems).arg(bp);
     }
     l.arg(&rows)
         .arg(&rp)
@@ -111,11 +158,15 @@ pub(crate) fn spmv<T: Scalar>(
         .arg(&incy)
         .arg(&al)
         .arg(&be);
-    // SAFETY: parameters ([blocks,] rows, row_ptr, col_idx, values, x, incx, y, incy, alpha, beta)
+    let mut cfg = cfg1(grid.max(1), BLOCK);
+    cfg.shared_mem_bytes = smem;
+    // SAFETY: parameters ([cap, blocks,] rows, row_ptr, col_idx, values, x, incx, y, incy, alpha, beta)
     // match the kernels; the CSR arrays were validated at construction (indices in range), x and
     // y cover cols and rows elements (checked by the caller); the row blocks partition 0..rows
-    // with at most ADAPT_BYTES of entries in any multi-row block.
-    unsafe { l.launch(cfg1(grid.max(1), BLOCK)) }.map_err(launch_err("spmv"))?;
+    // with at most `cap` entries and `cap` rows in any multi-row block, matching the dynamic
+    // shared memory (cap·(sizeof T + 4) + 4 bytes, under the 48 KiB default limit).
+    unsafe { l.launch(cfg) }.map_err(launch_err("spmv"))?;
+    drop(blocks);
     Ok(())
 }
 
@@ -143,7 +194,7 @@ mod tests {
         for w in b.windows(2) {
             let nnz = rp[w[1] as usize] - rp[w[0] as usize];
             assert!(
-                w[1] - w[0] == 1 || (nnz <= 1024 && w[1] - w[0] <= super::ADAPT_ROWS as i32),
+                w[1] - w[0] == 1 || (nnz <= 1024 && w[1] - w[0] <= 1024),
                 "{w:?} holds {nnz}"
             );
         }

@@ -6,7 +6,7 @@
 //! * [`SpmvKernel::VectorPerRow`]: a group of 2–32 lanes per row (the group size follows the mean
 //!   row length), for regular rows;
 //! * [`SpmvKernel::Adaptive`]: load-balanced row blocks (each block gets either many short rows
-//!   totalling at most 16 KiB of products, staged through shared memory, or one long row reduced by the
+//!   totalling at most 4 KiB (mean row length under 4) or 16 KiB of products, staged through shared memory, or one long row reduced by the
 //!   whole block), for irregular row lengths.
 //!
 //! With `β = 0`, `y` is not read (NaNs in it do not propagate), as in BLAS.
@@ -25,6 +25,13 @@
 
 mod cpu;
 mod cuda;
+
+/// Benchmark exploration only (not a stable API): force the adaptive kernel's staging bytes per
+/// block; 0 restores the automatic choice.
+#[doc(hidden)]
+pub fn set_adaptive_cap_bytes(bytes: usize) {
+    cuda::set_cap_bytes(bytes);
+}
 
 use crate::device::Kind;
 use crate::error::{Error, Result};
