@@ -20,6 +20,10 @@ use std::sync::OnceLock;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RowStats {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of stored entries.
+    pub nnz: usize,
     /// Shortest row (stored entries).
     pub min: usize,
     /// Longest row.
@@ -37,6 +41,8 @@ impl RowStats {
         let rows = row_ptr.len().saturating_sub(1);
         if rows == 0 {
             return RowStats {
+                rows: 0,
+                nnz: 0,
                 min: 0,
                 max: 0,
                 mean: 0.0,
@@ -55,6 +61,8 @@ impl RowStats {
         }
         let mean = sum / rows as f64;
         RowStats {
+            rows,
+            nnz: row_ptr[rows] as usize,
             min,
             max,
             mean,

@@ -6,7 +6,7 @@
 //! * [`SpmvKernel::VectorPerRow`]: a group of 2–32 lanes per row (the group size follows the mean
 //!   row length), for regular rows;
 //! * [`SpmvKernel::Adaptive`]: load-balanced row blocks (each block gets either many short rows
-//!   totalling at most 4 KiB (mean row length under 4) or 16 KiB of products, staged through shared memory, or one long row reduced by the
+//!   totalling at most 4 KiB (mean row length under 4) or 8 KiB of products, staged through shared memory, or one long row reduced by the
 //!   whole block), for irregular row lengths.
 //!
 //! With `β = 0`, `y` is not read (NaNs in it do not propagate), as in BLAS.
@@ -25,13 +25,6 @@
 
 mod cpu;
 mod cuda;
-
-/// Benchmark exploration only (not a stable API): force the adaptive kernel's staging bytes per
-/// block; 0 restores the automatic choice.
-#[doc(hidden)]
-pub fn set_adaptive_cap_bytes(bytes: usize) {
-    cuda::set_cap_bytes(bytes);
-}
 
 use crate::device::Kind;
 use crate::error::{Error, Result};
@@ -56,22 +49,26 @@ pub enum SpmvKernel {
 }
 
 /// The kernel [`SpmvKernel::Auto`] runs for a matrix with these statistics:
-/// irregular rows (longest row above `4·mean + 64`, or standard deviation above the mean) go to
-/// [`SpmvKernel::Adaptive`]; rows averaging under 2 entries to [`SpmvKernel::ThreadPerRow`];
-/// otherwise [`SpmvKernel::VectorPerRow`] with the power of two nearest to `mean / 2` lanes
-/// (2 to 32): each lane then handles about two entries, whose loads it issues together. This
-/// rule follows the H100 measurements in `docs/perf-notes.md` (5-point Poisson: 2 lanes,
-/// 7-point: 4).
+/// [`SpmvKernel::Adaptive`] for irregular rows (longest row above `4·mean + 64`, or standard
+/// deviation above the mean) and for large matrices (at least 2²⁰ entries), whose coalesced
+/// staging pays off; otherwise, for small regular matrices where launch latency dominates,
+/// [`SpmvKernel::ThreadPerRow`] for rows averaging under 2 entries and
+/// [`SpmvKernel::VectorPerRow`] with the power of two nearest to `mean / 2` lanes (2 to 32),
+/// so each lane handles about two entries. The rule follows the H100 measurements in
+/// `docs/perf-notes.md`.
 ///
 /// ```
 /// use gpu_blas::{spmv::{choose, SpmvKernel}, RowStats};
-/// let regular = RowStats { min: 5, max: 7, mean: 6.9, std_dev: 0.4, empty_rows: 0 };
-/// assert_eq!(choose(&regular), SpmvKernel::VectorPerRow { lanes: 4 });
-/// let power_law = RowStats { min: 1, max: 10_000, mean: 12.0, std_dev: 150.0, empty_rows: 0 };
+/// let small = RowStats { rows: 1000, nnz: 6900, min: 5, max: 7, mean: 6.9, std_dev: 0.4, empty_rows: 0 };
+/// assert_eq!(choose(&small), SpmvKernel::VectorPerRow { lanes: 4 });
+/// let large = RowStats { rows: 4_096_000, nnz: 28_518_400, min: 4, max: 7, mean: 6.96, std_dev: 0.2, empty_rows: 0 };
+/// assert_eq!(choose(&large), SpmvKernel::Adaptive);
+/// let power_law = RowStats { rows: 1000, nnz: 12_000, min: 1, max: 10_000, mean: 12.0, std_dev: 150.0, empty_rows: 0 };
 /// assert_eq!(choose(&power_law), SpmvKernel::Adaptive);
 /// ```
 pub fn choose(s: &RowStats) -> SpmvKernel {
-    if (s.max as f64) > 4.0 * s.mean + 64.0 || s.std_dev > s.mean.max(1.0) {
+    let irregular = (s.max as f64) > 4.0 * s.mean + 64.0 || s.std_dev > s.mean.max(1.0);
+    if irregular || s.nnz >= 1 << 20 {
         SpmvKernel::Adaptive
     } else if s.mean < 2.0 {
         SpmvKernel::ThreadPerRow
