@@ -121,6 +121,29 @@ fn main() {
             blas2::run::<Complex64>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
         }
     }
+    if args.only.iter().any(|o| o == "spmv-caps") {
+        // Staging capacity of the adaptive SpMV kernel (exploration, see docs/perf-notes.md).
+        use gpu_blas::gallery;
+        let mats: Vec<(&str, sprs::CsMat<f64>)> = vec![
+            ("poisson3d-160", gallery::poisson3d(160)),
+            ("poisson2d-2048", gallery::poisson2d(2048)),
+            ("powerlaw-1M", gallery::power_law(1 << 20, 1, 10_000, 42)),
+        ];
+        for cap in [4096usize, 8192, 16384] {
+            gpu_blas::spmv::set_adaptive_cap_bytes(cap);
+            for (name, m) in &mats {
+                spmv::run::<f64>(
+                    &dev,
+                    &format!("{name} cap {cap}"),
+                    m,
+                    copy_gbps,
+                    args.reps,
+                    &mut rows,
+                );
+            }
+        }
+        gpu_blas::spmv::set_adaptive_cap_bytes(0);
+    }
     if args.only.is_empty() || args.only.iter().any(|o| o == "spmv") {
         spmv_suite(&dev, copy_gbps, args.reps, &mut rows);
     }

@@ -14,11 +14,21 @@ use std::sync::Arc;
 const BLOCK: u32 = 256;
 /// Smallest staging capacity (entries) of an adaptive block.
 const SPMV_BLOCK_MIN: usize = 256;
+static CAP_OVERRIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Benchmark exploration only: force the adaptive kernel's staging bytes (0: automatic).
+pub(crate) fn set_cap_bytes(bytes: usize) {
+    CAP_OVERRIDE.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Bytes of products a multi-row block of the adaptive kernel stages in shared memory.
 /// Short rows (mean under 4 entries) favour more, smaller blocks; longer rows favour more
 /// staging per block (measured on H100: `docs/explore-spmv-caps-h100.log`).
 fn cap_bytes(stats: &crate::RowStats) -> usize {
-    if stats.mean < 4.0 {
+    let forced = CAP_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed);
+    if forced != 0 {
+        forced
+    } else if stats.mean < 4.0 {
         4096
     } else {
         8192

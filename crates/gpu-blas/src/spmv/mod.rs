@@ -26,6 +26,13 @@
 mod cpu;
 mod cuda;
 
+/// Benchmark exploration only (not a stable API): force the adaptive kernel's staging bytes per
+/// block (at most 16384); 0 restores the automatic choice.
+#[doc(hidden)]
+pub fn set_adaptive_cap_bytes(bytes: usize) {
+    cuda::set_cap_bytes(bytes.min(16384));
+}
+
 use crate::device::Kind;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
