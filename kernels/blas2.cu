@@ -224,12 +224,12 @@ __device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
 }
 
 // ---------------------------------------------------------------------------------------------
-// gemv T/C: one warp per column j of A (y has n entries), rows split over gridDim.y.
-template <class T, bool VEC>
+// gemv T/C, element path (any increments, triangle modes for symv/hemv): one warp per column j
+// of A (y has n entries), rows split over gridDim.y.
+template <class T>
 __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, i64 incx,
                       T beta, T* y, i64 incy, T* partials, unsigned* counters, int conj_a, int mode, int herm,
                       i64 rows_per_split) {
-    constexpr int V = VEC ? Pack<T>::N : 1;
     const int lane = threadIdx.x & 31;
     const i64 j = ((i64)blockIdx.x * B2_BLOCK + threadIdx.x) >> 5;
     T acc = zero<T>();
@@ -240,38 +240,12 @@ __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, c
         lo = max(lo, r0);
         hi = min(hi, r1);
         const T* col = A + j * lda;
-        if (VEC && mode == 0) {
-            // Packs of V rows; rows_per_split is a multiple of V, so [lo, hi) starts on a pack.
-            const i64 full_hi = lo + (hi - lo) / V * V;
-            i64 i = lo + lane * V;
-            for (; i + 3 * 32 * V < full_hi; i += 4 * 32 * V) {
-                Pack<T> a[4], b[4];
-#pragma unroll
-                for (int u = 0; u < 4; ++u) {
-                    uint4 w = __ldcs(reinterpret_cast<const uint4*>(col + i + u * 32 * V));
-                    a[u] = *reinterpret_cast<Pack<T>*>(&w);
-                    b[u] = *reinterpret_cast<const Pack<T>*>(x + i + u * 32 * V);
-                }
-#pragma unroll
-                for (int u = 0; u < 4; ++u)
-#pragma unroll
-                    for (int e = 0; e < V; ++e) acc = madd(conj_a ? conj(a[u].v[e]) : a[u].v[e], b[u].v[e], acc);
-            }
-            for (; i < full_hi; i += 32 * V) {
-                const Pack<T> a = *reinterpret_cast<const Pack<T>*>(col + i);
-                const Pack<T> b = *reinterpret_cast<const Pack<T>*>(x + i);
-#pragma unroll
-                for (int e = 0; e < V; ++e) acc = madd(conj_a ? conj(a.v[e]) : a.v[e], b.v[e], acc);
-            }
-            for (i64 k = full_hi + lane; k < hi; k += 32) acc = madd(conj_a ? conj(col[k]) : col[k], x[k], acc);
-        } else {
-            const i64 sx = start_of(m, incx);
-            for (i64 k = lo + lane; k < hi; k += 32) {
-                T a = col[k];
-                if (herm && k == j) a = realpart(a);
-                if (conj_a) a = conj(a);
-                acc = madd(a, x[sx + k * incx], acc);
-            }
+        const i64 sx = start_of(m, incx);
+        for (i64 k = lo + lane; k < hi; k += 32) {
+            T a = col[k];
+            if (herm && k == j) a = realpart(a);
+            if (conj_a) a = conj(a);
+            acc = madd(a, x[sx + k * incx], acc);
         }
     }
 #pragma unroll
@@ -523,7 +497,7 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
                   T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {                                  \
-        gemvt<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);   \
+        gemvt<T>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);   \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_pair_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,      \

@@ -34,7 +34,6 @@ pub struct SpmvProblem {
 impl SpmvProblem {
     /// # Safety
     /// The pointers must be live device arrays of the stated sizes on the stream's context.
-    #[allow(clippy::too_many_arguments)]
     pub unsafe fn new<T: Scalar>(
         stream: cudarc::driver::sys::CUstream,
         rows: usize,

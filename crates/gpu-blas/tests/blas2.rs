@@ -226,7 +226,6 @@ fn assert_padding_kept<T: Scalar>(
 /// `y_i = α·Σ_j A_ij x_j + β·y_i` in complex f64 against `got`, with the per-element bound
 /// `γ_k·(|α|·Σ|A_ij||x_j| + |β||y_i|)`. `a(i, j)` gives the effective `op(A)`.
 #[track_caller]
-#[allow(clippy::too_many_arguments)]
 fn check_mv<T: Scalar>(
     what: &str,
     m: usize,

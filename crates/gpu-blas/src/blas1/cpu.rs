@@ -334,8 +334,11 @@ pub(crate) fn copy<T: Scalar>(x: VecRef<'_, T>, mut y: VecMut<'_, T>) {
 
 pub(crate) fn swap<T: Scalar>(mut x: VecMut<'_, T>, mut y: VecMut<'_, T>) {
     // x and y are distinct buffers (two live `&mut`), so read x, write x from y, write y.
-    let xv = x.to_vec().expect("host read cannot fail");
-    let yv = y.to_vec().expect("host read cannot fail");
+    let gather = |v: &VecMut<'_, T>| {
+        let h = host(&v.as_ref());
+        (0..v.len).map(|i| h[phys(v.offset, v.len, v.inc, i)]).collect::<Vec<T>>()
+    };
+    let (xv, yv) = (gather(&x), gather(&y));
     for_each_mut(&mut x, |i, v| *v = yv[i]);
     for_each_mut(&mut y, |i, v| *v = xv[i]);
 }

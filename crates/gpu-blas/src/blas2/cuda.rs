@@ -7,7 +7,7 @@ use crate::cuda::{CudaBackend, BLAS2, SPLIT_COUNTERS};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, VecMut, VecRef};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::{LaunchArgs, LaunchConfig, PushKernelArg};
 use std::mem::size_of;
 use std::sync::Arc;
 
@@ -78,6 +78,51 @@ impl DVec {
     }
 }
 
+/// The arguments every gemv kernel starts with: `(m, n, alpha, A, lda, x, incx, beta, y, incy)`
+/// (`x`'s increment is left out for the packed transposed kernel, whose x is contiguous).
+struct GemvArgs {
+    m: i64,
+    n: i64,
+    alpha: [i64; 2],
+    a: u64,
+    lda: i64,
+    x: u64,
+    incx: i64,
+    beta: [i64; 2],
+    y: u64,
+    incy: i64,
+}
+
+impl GemvArgs {
+    fn new<T: Scalar>(alpha: T, a: &DMat, x: &DVec, beta: T, y: &DVec) -> Self {
+        GemvArgs {
+            m: a.rows as i64,
+            n: a.cols as i64,
+            alpha: scalar_arg(alpha),
+            a: a.ptr,
+            lda: a.ld as i64,
+            x: x.ptr,
+            incx: x.inc,
+            beta: scalar_arg(beta),
+            y: y.ptr,
+            incy: y.inc,
+        }
+    }
+
+    fn push<'a>(&'a self, l: &mut LaunchArgs<'a>, with_incx: bool) {
+        l.arg(&self.m)
+            .arg(&self.n)
+            .arg(&self.alpha)
+            .arg(&self.a)
+            .arg(&self.lda)
+            .arg(&self.x);
+        if with_incx {
+            l.arg(&self.incx);
+        }
+        l.arg(&self.beta).arg(&self.y).arg(&self.incy);
+    }
+}
+
 /// Whether 16-byte packs can be used down the columns of `a` (and along `x` when given).
 fn packable<T>(a: &DMat, x: Option<&DVec>) -> bool {
     let v = (16 / size_of::<T>()).max(1);
@@ -106,7 +151,6 @@ fn partials<T: Scalar>(
 }
 
 /// `y ← α·A·x + β·y` restricted to triangle `mode` (0 full), `herm`: real diagonal.
-#[allow(clippy::too_many_arguments)]
 fn gemv_n<T: Scalar>(
     b: &Arc<CudaBackend>,
     alpha: T,
@@ -145,20 +189,11 @@ fn gemv_n<T: Scalar>(
     let counters = if splits > 1 { b.split_counters()? } else { 0 };
     let name = if vec { "gemvn_vec" } else { "gemvn" };
     let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
-    let (mi, ni, ldi, cpsi) = (m as i64, n as i64, a.ld as i64, cps as i64);
-    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let cpsi = cps as i64;
     let herm_i = i32::from(herm);
+    let args = GemvArgs::new(alpha, &a, &x, beta, &y);
     let mut l = b.stream().launch_builder(&f);
-    l.arg(&mi)
-        .arg(&ni)
-        .arg(&al)
-        .arg(&a.ptr)
-        .arg(&ldi)
-        .arg(&x.ptr)
-        .arg(&x.inc)
-        .arg(&be)
-        .arg(&y.ptr)
-        .arg(&y.inc);
+    args.push(&mut l, true);
     l.arg(&pp).arg(&counters).arg(&mode).arg(&herm_i).arg(&cpsi);
     // SAFETY: arguments match gemvn[_vec]_<p>; A covers m x n with leading dimension ld (views are
     // bounds-checked), x has n and y m elements; the vector kernel is chosen only when A's columns
@@ -172,7 +207,6 @@ fn gemv_n<T: Scalar>(
 }
 
 /// gemv N with narrow row tiles covering all columns (reduction inside the block).
-#[allow(clippy::too_many_arguments)]
 fn gemv_n_tile<T: Scalar>(
     b: &Arc<CudaBackend>,
     alpha: T,
@@ -195,20 +229,10 @@ fn gemv_n_tile<T: Scalar>(
         &BLAS2,
         &kernel_name::<T>(if vec { "gemvn_tile_vec" } else { "gemvn_tile" }),
     )?;
-    let (mi, ni, ldi) = (m as i64, a.cols as i64, a.ld as i64);
-    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
     let (herm_i, rt_i) = (i32::from(herm), rt as i32);
+    let args = GemvArgs::new(alpha, &a, &x, beta, &y);
     let mut l = b.stream().launch_builder(&f);
-    l.arg(&mi)
-        .arg(&ni)
-        .arg(&al)
-        .arg(&a.ptr)
-        .arg(&ldi)
-        .arg(&x.ptr)
-        .arg(&x.inc)
-        .arg(&be)
-        .arg(&y.ptr)
-        .arg(&y.inc);
+    args.push(&mut l, true);
     l.arg(&mode).arg(&herm_i).arg(&rt_i);
     // SAFETY: arguments match gemvn_tile[_vec]_<p>; A covers m x n (ld), x has n and y m
     // elements; rt is a power of two dividing the block size; the vector kernel is chosen only
@@ -218,7 +242,6 @@ fn gemv_n_tile<T: Scalar>(
 }
 
 /// `y ← α·op(A)·x + β·y` for op = T/C, restricted to triangle `mode`.
-#[allow(clippy::too_many_arguments)]
 fn gemv_t<T: Scalar>(
     b: &Arc<CudaBackend>,
     conj: bool,
@@ -252,21 +275,13 @@ fn gemv_t<T: Scalar>(
     let parts = partials::<T>(b, splits, n)?;
     let pp = parts.as_ref().and_then(|p| p.cuda_ptr(0)).unwrap_or(0);
     let counters = if splits > 1 { b.split_counters()? } else { 0 };
-    let (mi, ni, ldi, rpsi) = (m as i64, n as i64, a.ld as i64, rps.max(1) as i64);
-    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let rpsi = rps.max(1) as i64;
     let (conj_i, herm_i) = (i32::from(conj && T::IS_COMPLEX), i32::from(herm));
+    let args = GemvArgs::new(alpha, &a, &x, beta, &y);
     if vec {
         let f = b.function(&BLAS2, &kernel_name::<T>("gemvt_pair"))?;
         let mut l = b.stream().launch_builder(&f);
-        l.arg(&mi)
-            .arg(&ni)
-            .arg(&al)
-            .arg(&a.ptr)
-            .arg(&ldi)
-            .arg(&x.ptr)
-            .arg(&be)
-            .arg(&y.ptr)
-            .arg(&y.inc);
+        args.push(&mut l, false);
         l.arg(&pp).arg(&counters).arg(&conj_i).arg(&rpsi);
         // SAFETY: arguments match gemvt_pair_<p>; A covers m x n with 16-byte aligned columns, x
         // is contiguous, aligned and has m elements, y has n; with splits > 1, partials has
@@ -278,16 +293,7 @@ fn gemv_t<T: Scalar>(
     }
     let f = b.function(&BLAS2, &kernel_name::<T>("gemvt"))?;
     let mut l = b.stream().launch_builder(&f);
-    l.arg(&mi)
-        .arg(&ni)
-        .arg(&al)
-        .arg(&a.ptr)
-        .arg(&ldi)
-        .arg(&x.ptr)
-        .arg(&x.inc)
-        .arg(&be)
-        .arg(&y.ptr)
-        .arg(&y.inc);
+    args.push(&mut l, true);
     l.arg(&pp)
         .arg(&counters)
         .arg(&conj_i)
@@ -319,7 +325,6 @@ pub(crate) fn gemv<T: Scalar>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn symv<T: Scalar>(
     b: &Arc<CudaBackend>,
     herm: bool,
@@ -340,7 +345,6 @@ pub(crate) fn symv<T: Scalar>(
     gemv_t(b, herm, alpha, a, x, T::one(), y, strict, false)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn rank1<T: Scalar>(
     b: &Arc<CudaBackend>,
     conj_y: bool,
@@ -479,7 +483,6 @@ fn syr_pair<T: Scalar>(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn trsv_diag<T: Scalar>(
     b: &Arc<CudaBackend>,
     blk: DMat,

@@ -239,7 +239,6 @@ pub fn gerc<'x, 'y, 'a, T: Scalar>(
     ger_impl("gerc", true, alpha, x.into(), y.into(), a.into())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn symv_impl<T: Scalar>(
     op: &'static str,
     herm: bool,
