@@ -167,9 +167,14 @@ __device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
 #pragma unroll
     for (int e = 0; e < V; ++e) acc[e] = zero<T>();
     if (i0 < m) {
-        if (VEC && mode == 0 && i0 + V <= m) {
-            i64 j = ct;
-            for (; j + 3 * CT < n; j += 4 * CT) {
+        if (VEC && i0 + V <= m) {
+            // Columns whose rows i0..i0+V all lie in the triangle take the packed path; the (at
+            // most V) columns crossing the diagonal take the element path.
+            i64 jlo = 0, jhi = n;
+            if (mode == 1 || mode == 3) jhi = min(n, i0);
+            else if (mode == 2 || mode == 4) jlo = min(n, i0 + V);
+            i64 j = jlo + ((ct - jlo % CT) % CT + CT) % CT;
+            for (; j + 3 * CT < jhi; j += 4 * CT) {
                 Pack<T> a[4];
                 T xv[4];
 #pragma unroll
@@ -183,11 +188,28 @@ __device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
 #pragma unroll
                     for (int e = 0; e < V; ++e) acc[e] = madd(a[u].v[e], xv[u], acc[e]);
             }
-            for (; j < n; j += CT) {
+            for (; j < jhi; j += CT) {
                 const Pack<T> a = *reinterpret_cast<const Pack<T>*>(A + j * lda + i0);
                 const T xv = x[sx + j * incx];
 #pragma unroll
                 for (int e = 0; e < V; ++e) acc[e] = madd(a.v[e], xv, acc[e]);
+            }
+            if (mode != 0) {
+                for (i64 jj = i0; jj < min(n, i0 + V); ++jj) {
+                    if (jj % CT != ct) continue;
+                    i64 lo, hi;
+                    row_range(mode, jj, m, lo, hi);
+                    const T xv = x[sx + jj * incx];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        const i64 i = i0 + e;
+                        if (i >= lo && i < hi) {
+                            T a = A[jj * lda + i];
+                            if (herm && i == jj) a = realpart(a);
+                            acc[e] = madd(a, xv, acc[e]);
+                        }
+                    }
+                }
             }
         } else {
             for (i64 j = ct; j < n; j += CT) {
@@ -270,19 +292,68 @@ __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, c
 // pack of x is loaded once for two columns and twice as many matrix loads are in flight.
 template <class T>
 __device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, T beta,
-                           T* y, i64 incy, T* partials, unsigned* counters, int conj_a, i64 rows_per_split) {
+                           T* y, i64 incy, T* partials, unsigned* counters, int conj_a, int mode, int herm,
+                           i64 rows_per_split) {
     constexpr int V = Pack<T>::N;
     const int lane = threadIdx.x & 31;
     const i64 j0 = (((i64)blockIdx.x * B2_BLOCK + threadIdx.x) >> 5) * 2;
     T acc0 = zero<T>(), acc1 = zero<T>();
     if (j0 < n) {
         const bool two = j0 + 1 < n;
-        const i64 r0 = (i64)blockIdx.y * rows_per_split, r1 = min(m, r0 + rows_per_split);
+        i64 r0 = (i64)blockIdx.y * rows_per_split, r1 = min(m, r0 + rows_per_split);
         const T* c0 = A + j0 * lda;
         const T* c1 = two ? c0 + lda : c0;
+        // Rows of each column inside the triangle; packs wholly inside both take the packed path,
+        // the few packs crossing a boundary (or holding a Hermitian diagonal) the element path.
+        i64 lo0, hi0, lo1, hi1;
+        row_range(mode, j0, m, lo0, hi0);
+        row_range(mode, two ? j0 + 1 : j0, m, lo1, hi1);
+        if (!two) {
+            lo1 = lo0;
+            hi1 = hi0;
+        }
+        const i64 lo_all = min(lo0, lo1), hi_all = max(hi0, hi1);
+        const i64 lo_full = max(lo0, lo1), hi_full = min(hi0, hi1);
+        r0 = max(r0, lo_all / V * V);
+        r1 = min(r1, hi_all);
+        auto elem = [&](i64 k) {
+            if (k >= lo0 && k < hi0) {
+                T a = c0[k];
+                if (herm && k == j0) a = realpart(a);
+                acc0 = madd(conj_a ? conj(a) : a, x[k], acc0);
+            }
+            if (two && k >= lo1 && k < hi1) {
+                T a = c1[k];
+                if (herm && k == j0 + 1) a = realpart(a);
+                acc1 = madd(conj_a ? conj(a) : a, x[k], acc1);
+            }
+        };
+        // A pack [p, p+V) is "clean" when inside both columns' ranges and free of diagonals.
+        auto clean_span = [&](i64 p, i64 q) {  // every pack in [p, q)
+            return p >= lo_full && q <= hi_full && (!herm || p > j0 + 1 || q <= j0);
+        };
+        auto clean = [&](i64 p) { return clean_span(p, p + V); };
         const i64 full_hi = r0 + (r1 - r0) / V * V;
         i64 i = r0 + lane * V;
         for (; i + 3 * 32 * V < full_hi; i += 4 * 32 * V) {
+            if (!clean_span(i, i + 3 * 32 * V + V)) {
+                for (int u = 0; u < 4; ++u) {
+                    const i64 p = i + u * 32 * V;
+                    if (clean(p)) {
+                        const Pack<T> a0 = *reinterpret_cast<const Pack<T>*>(c0 + p);
+                        const Pack<T> a1 = *reinterpret_cast<const Pack<T>*>(c1 + p);
+                        const Pack<T> b = *reinterpret_cast<const Pack<T>*>(x + p);
+#pragma unroll
+                        for (int e = 0; e < V; ++e) {
+                            acc0 = madd(conj_a ? conj(a0.v[e]) : a0.v[e], b.v[e], acc0);
+                            acc1 = madd(conj_a ? conj(a1.v[e]) : a1.v[e], b.v[e], acc1);
+                        }
+                    } else {
+                        for (int e = 0; e < V; ++e) elem(p + e);
+                    }
+                }
+                continue;
+            }
             Pack<T> a0[4], a1[4], b[4];
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
@@ -301,6 +372,10 @@ __device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
                 }
         }
         for (; i < full_hi; i += 32 * V) {
+            if (!clean(i)) {
+                for (int e = 0; e < V; ++e) elem(i + e);
+                continue;
+            }
             const Pack<T> a0 = *reinterpret_cast<const Pack<T>*>(c0 + i);
             const Pack<T> a1 = *reinterpret_cast<const Pack<T>*>(c1 + i);
             const Pack<T> b = *reinterpret_cast<const Pack<T>*>(x + i);
@@ -310,10 +385,7 @@ __device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
                 acc1 = madd(conj_a ? conj(a1.v[e]) : a1.v[e], b.v[e], acc1);
             }
         }
-        for (i64 k = full_hi + lane; k < r1; k += 32) {
-            acc0 = madd(conj_a ? conj(c0[k]) : c0[k], x[k], acc0);
-            acc1 = madd(conj_a ? conj(c1[k]) : c1[k], x[k], acc1);
-        }
+        for (i64 k = full_hi + lane; k < r1; k += 32) elem(k);
     }
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) {
@@ -501,8 +573,8 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_pair_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,      \
-                       T* partials, unsigned* counters, int conj_a, i64 rps) {                             \
-        gemvt_pair<T>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);             \
+                       T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {         \
+        gemvt_pair<T>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, mode, herm, rps); \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         rank1_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,        \

@@ -336,7 +336,9 @@ pub(crate) fn swap<T: Scalar>(mut x: VecMut<'_, T>, mut y: VecMut<'_, T>) {
     // x and y are distinct buffers (two live `&mut`), so read x, write x from y, write y.
     let gather = |v: &VecMut<'_, T>| {
         let h = host(&v.as_ref());
-        (0..v.len).map(|i| h[phys(v.offset, v.len, v.inc, i)]).collect::<Vec<T>>()
+        (0..v.len)
+            .map(|i| h[phys(v.offset, v.len, v.inc, i)])
+            .collect::<Vec<T>>()
     };
     let (xv, yv) = (gather(&x), gather(&y));
     for_each_mut(&mut x, |i, v| *v = yv[i]);

@@ -165,13 +165,15 @@ fn gemv_n<T: Scalar>(
     if m == 0 {
         return Ok(());
     }
-    let vec = mode == 0 && packable::<T>(&a, None);
+    let vec = packable::<T>(&a, None);
     let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
     let row_tiles = m.div_ceil(BLOCK as usize * v);
     // Enough blocks to fill the GPU: split the columns, unless that takes so many splits that
     // summing them costs more than narrow row tiles do (measured on H100: docs/perf-notes.md).
     let target = (b.sm_count as usize) * 4;
-    if target.div_ceil(row_tiles) > 40 {
+    // Triangle-restricted products (symv/hemv) always use the tiles, whose packed path masks the
+    // diagonal columns.
+    if mode != 0 || target.div_ceil(row_tiles) > 40 {
         return gemv_n_tile(b, alpha, a, x, beta, y, mode, herm, vec, v);
     }
     let splits = if n == 0 {
@@ -257,7 +259,7 @@ fn gemv_t<T: Scalar>(
     if n == 0 {
         return Ok(());
     }
-    let vec = mode == 0 && packable::<T>(&a, Some(&x));
+    let vec = packable::<T>(&a, Some(&x));
     let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
     // Columns per block: a warp per column, or per pair of columns for the packed kernel.
     let cols_per_block = (BLOCK / 32) as usize * if vec { 2 } else { 1 };
@@ -282,8 +284,14 @@ fn gemv_t<T: Scalar>(
         let f = b.function(&BLAS2, &kernel_name::<T>("gemvt_pair"))?;
         let mut l = b.stream().launch_builder(&f);
         args.push(&mut l, false);
-        l.arg(&pp).arg(&counters).arg(&conj_i).arg(&rpsi);
-        // SAFETY: arguments match gemvt_pair_<p>; A covers m x n with 16-byte aligned columns, x
+        l.arg(&pp)
+            .arg(&counters)
+            .arg(&conj_i)
+            .arg(&mode)
+            .arg(&herm_i)
+            .arg(&rpsi);
+        // SAFETY: arguments match gemvt_pair_<p> (mode/herm restrict the rows read to the
+        // triangle); A covers m x n with 16-byte aligned columns, x
         // is contiguous, aligned and has m elements, y has n; with splits > 1, partials has
         // splits*n elements and there is one zeroed counter per block of 16 columns.
         unsafe { l.launch(cfg((col_blocks as u32, splits as u32), BLOCK)) }
