@@ -154,7 +154,7 @@ __device__ void gemvn_part(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
 // lanes x CT = 256/RT column lanes. Each thread accumulates V rows over columns ct, ct+CT, ...;
 // the CT partial sums are combined by a shared-memory tree (fixed order), so no partial sums go
 // through global memory and no second pass is needed.
-template <class T, bool VEC>
+template <class T, bool VEC, bool TRI>
 __device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, i64 incx,
                            T beta, T* y, i64 incy, int mode, int herm, int rt_lanes) {
     constexpr int V = VEC ? Pack<T>::N : 1;
@@ -170,6 +170,7 @@ __device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
         if (VEC && i0 + V <= m) {
             // Columns whose rows i0..i0+V all lie in the triangle take the packed path; the (at
             // most V) columns crossing the diagonal take the element path.
+            if (!TRI) mode = 0;
             i64 jlo = 0, jhi = n;
             if (mode == 1 || mode == 3) jhi = min(n, i0);
             else if (mode == 2 || mode == 4) jlo = min(n, i0 + V);
@@ -194,7 +195,7 @@ __device__ void gemvn_tile(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
 #pragma unroll
                 for (int e = 0; e < V; ++e) acc[e] = madd(a.v[e], xv, acc[e]);
             }
-            if (mode != 0) {
+            if (TRI && mode != 0) {
                 for (i64 jj = i0; jj < min(n, i0 + V); ++jj) {
                     if (jj % CT != ct) continue;
                     i64 lo, hi;
@@ -290,7 +291,7 @@ __device__ void gemvt(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, c
 
 // gemv T/C, full matrix with 16-byte packs: one warp per PAIR of columns (2w, 2w+1), so each
 // pack of x is loaded once for two columns and twice as many matrix loads are in flight.
-template <class T>
+template <class T, bool TRI>
 __device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, T beta,
                            T* y, i64 incy, T* partials, unsigned* counters, int conj_a, int mode, int herm,
                            i64 rows_per_split) {
@@ -305,6 +306,7 @@ __device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
         const T* c1 = two ? c0 + lda : c0;
         // Rows of each column inside the triangle; packs wholly inside both take the packed path,
         // the few packs crossing a boundary (or holding a Hermitian diagonal) the element path.
+        if (!TRI) mode = herm = 0;
         i64 lo0, hi0, lo1, hi1;
         row_range(mode, j0, m, lo0, hi0);
         row_range(mode, two ? j0 + 1 : j0, m, lo1, hi1);
@@ -559,12 +561,17 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_tile_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,      \
                        i64 incy, int mode, int herm, int rt) {                                             \
-        gemvn_tile<T, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, mode, herm, rt);                 \
+        gemvn_tile<T, false, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, mode, herm, rt);           \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_tile_vec_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,  \
                            i64 incy, int mode, int herm, int rt) {                                         \
-        gemvn_tile<T, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, mode, herm, rt);                  \
+        gemvn_tile<T, true, false>(m, n, alpha, A, lda, x, incx, beta, y, incy, 0, 0, rt);                 \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvn_tile_tri_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y,  \
+                           i64 incy, int mode, int herm, int rt) {                                         \
+        gemvn_tile<T, true, true>(m, n, alpha, A, lda, x, incx, beta, y, incy, mode, herm, rt);            \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
@@ -574,7 +581,13 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_pair_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,      \
                        T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {         \
-        gemvt_pair<T>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, mode, herm, rps); \
+        gemvt_pair<T, false>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, 0, 0, rps);\
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        gemvt_pair_tri_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
+                           T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {     \
+        gemvt_pair<T, true>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, mode, herm, \
+                            rps);                                                                          \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         rank1_##P(i64 m, i64 n, T alpha, const T* x, i64 incx, const T* y, i64 incy, T* A, i64 lda,        \

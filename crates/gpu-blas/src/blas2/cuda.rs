@@ -229,14 +229,18 @@ fn gemv_n_tile<T: Scalar>(
     let blocks = m.div_ceil(rt * v);
     let f = b.function(
         &BLAS2,
-        &kernel_name::<T>(if vec { "gemvn_tile_vec" } else { "gemvn_tile" }),
+        &kernel_name::<T>(match (vec, mode != 0) {
+            (false, _) => "gemvn_tile",
+            (true, false) => "gemvn_tile_vec",
+            (true, true) => "gemvn_tile_tri",
+        }),
     )?;
     let (herm_i, rt_i) = (i32::from(herm), rt as i32);
     let args = GemvArgs::new(alpha, &a, &x, beta, &y);
     let mut l = b.stream().launch_builder(&f);
     args.push(&mut l, true);
     l.arg(&mode).arg(&herm_i).arg(&rt_i);
-    // SAFETY: arguments match gemvn_tile[_vec]_<p>; A covers m x n (ld), x has n and y m
+    // SAFETY: arguments match gemvn_tile[_vec|_tri]_<p>; A covers m x n (ld), x has n and y m
     // elements; rt is a power of two dividing the block size; the vector kernel is chosen only
     // for 16-byte aligned columns.
     unsafe { l.launch(cfg((blocks as u32, 1), BLOCK)) }.map_err(launch_err("gemv"))?;
@@ -281,7 +285,12 @@ fn gemv_t<T: Scalar>(
     let (conj_i, herm_i) = (i32::from(conj && T::IS_COMPLEX), i32::from(herm));
     let args = GemvArgs::new(alpha, &a, &x, beta, &y);
     if vec {
-        let f = b.function(&BLAS2, &kernel_name::<T>("gemvt_pair"))?;
+        let name = if mode != 0 || herm {
+            "gemvt_pair_tri"
+        } else {
+            "gemvt_pair"
+        };
+        let f = b.function(&BLAS2, &kernel_name::<T>(name))?;
         let mut l = b.stream().launch_builder(&f);
         args.push(&mut l, false);
         l.arg(&pp)
@@ -290,7 +299,7 @@ fn gemv_t<T: Scalar>(
             .arg(&mode)
             .arg(&herm_i)
             .arg(&rpsi);
-        // SAFETY: arguments match gemvt_pair_<p> (mode/herm restrict the rows read to the
+        // SAFETY: arguments match gemvt_pair[_tri]_<p> (mode/herm restrict the rows read to the
         // triangle); A covers m x n with 16-byte aligned columns, x
         // is contiguous, aligned and has m elements, y has n; with splits > 1, partials has
         // splits*n elements and there is one zeroed counter per block of 16 columns.
