@@ -104,8 +104,7 @@ pub fn spmv<'x, 'y, T: Scalar>(
 /// [`spmv`] with the GPU kernel forced.
 ///
 /// # Errors
-/// As [`spmv`], plus [`Error::InvalidIncrement`]-free argument errors for a bad lane count
-/// ([`Error::DimensionMismatch`] naming it).
+/// As [`spmv`], plus [`Error::DimensionMismatch`] for a lane count other than 2, 4, 8, 16 or 32.
 ///
 /// ```
 /// use gpu_blas::{spmv::{spmv_with, SpmvKernel}, CsrMatrix, Device, DeviceVec};
