@@ -111,6 +111,15 @@ pub enum Error {
         /// The size of the failed request.
         bytes: usize,
     },
+    /// The operation exists but is not available for these arguments or on this device in this
+    /// version (for example a CPU-only operation called with buffers on a GPU).
+    #[error("{op}: not supported: {detail}")]
+    Unsupported {
+        /// The operation that refused.
+        op: &'static str,
+        /// What is not supported.
+        detail: String,
+    },
     /// Any other failure reported by the CUDA driver or a CUDA library.
     #[error("{op}: CUDA error: {message}")]
     Cuda {

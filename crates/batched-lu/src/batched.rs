@@ -1,0 +1,466 @@
+//! Uniform batches: `batch` matrices of one size `n`, a fixed stride apart in one buffer.
+
+use crate::check::{self, dims};
+use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
+use gpu_blas::blas2::Trans;
+use gpu_blas::{DeviceVec, Result, Scalar};
+use rayon::prelude::*;
+
+/// Where the matrices of a uniform batch lie in one buffer.
+///
+/// Matrix `k` (`0 ≤ k < batch`) is the column-major `n × n` matrix with leading dimension `n`
+/// whose element `(i, j)` is `a[k·stride + i + j·n]`. `stride ≥ n²`; elements between matrices
+/// (when `stride > n²`) are never read or written. A buffer holding the batch needs at least
+/// `(batch − 1)·stride + n²` elements ([`required_len`](Self::required_len)).
+///
+/// ```
+/// use batched_lu::BatchLayout;
+/// let l = BatchLayout { n: 3, batch: 4, stride: 10 };
+/// assert_eq!(l.required_len(), 3 * 10 + 9);
+/// assert_eq!(BatchLayout::packed(3, 4).stride, 9);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BatchLayout {
+    /// Order of every matrix.
+    pub n: usize,
+    /// Number of matrices.
+    pub batch: usize,
+    /// Elements from the start of one matrix to the start of the next (`≥ n²`).
+    pub stride: usize,
+}
+
+impl BatchLayout {
+    /// `batch` matrices of order `n` stored back to back (`stride = n²`).
+    ///
+    /// ```
+    /// use batched_lu::BatchLayout;
+    /// assert_eq!(BatchLayout::packed(2, 5), BatchLayout { n: 2, batch: 5, stride: 4 });
+    /// ```
+    pub fn packed(n: usize, batch: usize) -> Self {
+        BatchLayout {
+            n,
+            batch,
+            stride: n.saturating_mul(n),
+        }
+    }
+
+    /// The fewest elements a buffer holding the batch may have: `(batch − 1)·stride + n²`, or
+    /// 0 for an empty batch (saturating at `usize::MAX`).
+    ///
+    /// ```
+    /// use batched_lu::BatchLayout;
+    /// assert_eq!(BatchLayout::packed(4, 3).required_len(), 48);
+    /// assert_eq!(BatchLayout::packed(4, 0).required_len(), 0);
+    /// ```
+    pub fn required_len(&self) -> usize {
+        if self.batch == 0 {
+            0
+        } else {
+            (self.batch - 1)
+                .saturating_mul(self.stride)
+                .saturating_add(self.n.saturating_mul(self.n))
+        }
+    }
+
+    /// Checks `stride ≥ n²`, the pivot range and overflow; returns the required length.
+    fn validate(&self, op: &'static str) -> Result<usize> {
+        check::pivot_range(op, self.n)?;
+        let nn = self.n * self.n; // n ≤ i32::MAX, so n² fits a 64-bit usize
+        if self.stride < nn {
+            return Err(dims(
+                op,
+                format!("stride {} < n² = {nn} (n = {})", self.stride, self.n),
+            ));
+        }
+        check::extent(op, self.batch, self.stride, nn)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.n == 0 || self.batch == 0
+    }
+}
+
+/// Validates a right-hand-side layout: `b_stride ≥ n·nrhs` and `b` long enough.
+fn check_rhs(
+    op: &'static str,
+    l: &BatchLayout,
+    b_len: usize,
+    nrhs: usize,
+    b_stride: usize,
+) -> Result<()> {
+    let size =
+        l.n.checked_mul(nrhs)
+            .ok_or_else(|| dims(op, format!("n·nrhs overflows ({} · {nrhs})", l.n)))?;
+    if b_stride < size {
+        return Err(dims(op, format!("b_stride {b_stride} < n·nrhs = {size}")));
+    }
+    let need = check::extent(op, l.batch, b_stride, size)?;
+    check::at_least(op, "b", b_len, need)
+}
+
+/// Validates an output-inverse layout: `inv_stride ≥ n²` and `inv` long enough.
+fn check_inv(op: &'static str, l: &BatchLayout, inv_len: usize, inv_stride: usize) -> Result<()> {
+    let nn = l.n * l.n;
+    if inv_stride < nn {
+        return Err(dims(op, format!("inv_stride {inv_stride} < n² = {nn}")));
+    }
+    let need = check::extent(op, l.batch, inv_stride, nn)?;
+    check::at_least(op, "inv", inv_len, need)
+}
+
+fn all_finite<T: Scalar>(op: &'static str, l: &BatchLayout, a: &[T]) -> Result<()> {
+    let nn = l.n * l.n;
+    (0..l.batch)
+        .try_for_each(|k| check::finite(op, &a[k * l.stride..k * l.stride + nn], k * l.stride))
+}
+
+fn all_pivots_valid(op: &'static str, l: &BatchLayout, piv: &[i32]) -> Result<()> {
+    piv.chunks(l.n.max(1))
+        .enumerate()
+        .try_for_each(|(k, p)| check::pivots_valid(op, l.n, p, k * l.n))
+}
+
+/// Factors every matrix of the (non-empty) batch in place; returns the pivots and infos.
+fn factor_host<T: Scalar>(l: &BatchLayout, a: &mut [T]) -> (Vec<i32>, Vec<i32>) {
+    let n = l.n;
+    let mut piv = vec![0i32; n * l.batch];
+    let mut info = vec![0i32; l.batch];
+    a.par_chunks_mut(l.stride)
+        .zip(piv.par_chunks_mut(n))
+        .zip(info.par_iter_mut())
+        .for_each(|((m, p), i)| *i = getrf_one(n, &mut m[..n * n], p));
+    (piv, info)
+}
+
+/// Solves with every matrix of the (non-empty) batch; matrices whose `info` is non-zero (when
+/// given) get NaN solutions.
+#[allow(clippy::too_many_arguments)]
+fn solve_host<T: Scalar>(
+    l: &BatchLayout,
+    trans: Trans,
+    a: &[T],
+    piv: &[i32],
+    info: Option<&[i32]>,
+    b: &mut [T],
+    nrhs: usize,
+    b_stride: usize,
+) {
+    let n = l.n;
+    b.par_chunks_mut(b_stride)
+        .zip(piv.par_chunks(n))
+        .enumerate()
+        .for_each(|(k, (x, p))| {
+            let x = &mut x[..n * nrhs];
+            let m = &a[k * l.stride..k * l.stride + n * n];
+            if info.is_some_and(|i| i[k] != 0) {
+                x.fill(nan());
+            } else {
+                getrs_one(n, trans, m, p, x, nrhs);
+            }
+        });
+}
+
+/// Inverts every matrix of the (non-empty) batch; singular ones get NaN.
+fn invert_host<T: Scalar>(
+    l: &BatchLayout,
+    a: &[T],
+    piv: &[i32],
+    info: &[i32],
+    inv: &mut [T],
+    inv_stride: usize,
+) {
+    let n = l.n;
+    inv.par_chunks_mut(inv_stride)
+        .zip(piv.par_chunks(n))
+        .enumerate()
+        .for_each(|(k, (x, p))| {
+            let x = &mut x[..n * n];
+            let m = &a[k * l.stride..k * l.stride + n * n];
+            if info[k] != 0 || has_zero_pivot(n, m) {
+                x.fill(nan());
+            } else {
+                getri_one(n, m, p, x);
+            }
+        });
+}
+
+/// LU factorization with partial pivoting of every matrix in the batch, in place
+/// (LAPACK `getrf`): `A_k = P_k·L_k·U_k`.
+///
+/// `L_k` is unit lower triangular (stored below the diagonal of `A_k`, its unit diagonal
+/// implied), `U_k` upper triangular (stored on and above the diagonal). At step `j` the pivot
+/// is the entry of largest `|re| + |im|` on or below the diagonal of column `j` (the first one
+/// on ties) and `pivots[k·n + j]` gets its 1-based row: row `j + 1` was swapped with it.
+/// `info[k]` is 0, or the 1-based index `j + 1` of the first exactly-zero `U_k(j, j)`; the
+/// factorization still completes (as in LAPACK) and the factors satisfy `A_k = P_k·L_k·U_k`.
+///
+/// Lengths: `a.len() ≥ layout.required_len()`, `pivots.len() = n·batch`, `info.len() = batch`.
+/// Each matrix is factored left-looking (column by column) on one thread; the batch is spread
+/// over rayon threads. The CPU backend copies the buffers to the host and back.
+///
+/// # Errors
+/// Checked before anything is written: [`DeviceMismatch`](gpu_blas::Error::DeviceMismatch),
+/// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) (a length or `stride < n²`),
+/// [`SizeTooLarge`](gpu_blas::Error::SizeTooLarge) (`n > i32::MAX` or an overflowing layout),
+/// [`Unsupported`](gpu_blas::Error::Unsupported) for buffers on a GPU, and
+/// [`NonFinite`](gpu_blas::Error::NonFinite) with the flat index into `a` of the first NaN or
+/// infinity inside a matrix.
+///
+/// ```
+/// use batched_lu::{getrf_batched, BatchLayout};
+/// use gpu_blas::{Device, DeviceVec};
+/// let dev = Device::cpu();
+/// // Two 2×2 matrices, column-major: [[1, 2], [3, 4]] and [[0, 1], [0, 2]] (singular).
+/// let mut a = DeviceVec::from_slice(&dev, &[1.0f64, 3.0, 2.0, 4.0, 0.0, 0.0, 1.0, 2.0])?;
+/// let mut piv = DeviceVec::zeros(&dev, 4)?;
+/// let mut info = DeviceVec::zeros(&dev, 2)?;
+/// getrf_batched(BatchLayout::packed(2, 2), &mut a, &mut piv, &mut info)?;
+/// assert_eq!(piv.to_vec()?, vec![2, 2, 1, 2]); // row 2 is the first pivot of matrix 0
+/// assert_eq!(info.to_vec()?, vec![0, 1]); // U(1,1) of matrix 1 is exactly zero
+/// let f = a.to_vec()?;
+/// assert_eq!(&f[..4], &[3.0, 1.0 / 3.0, 4.0, 2.0 - 4.0 / 3.0]); // L21, U11, U12, U22
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn getrf_batched<T: Scalar>(
+    layout: BatchLayout,
+    a: &mut DeviceVec<T>,
+    pivots: &mut DeviceVec<i32>,
+    info: &mut DeviceVec<i32>,
+) -> Result<()> {
+    const OP: &str = "getrf_batched";
+    check::same_device(OP, a.device(), &[pivots.device(), info.device()])?;
+    let need = layout.validate(OP)?;
+    check::at_least(OP, "a", a.len(), need)?;
+    check::exactly(OP, "pivots", pivots.len(), layout.n * layout.batch)?;
+    check::exactly(OP, "info", info.len(), layout.batch)?;
+    check::cpu_only(OP, a.device())?;
+    if layout.is_empty() {
+        return info.copy_from_slice(&vec![0; layout.batch]);
+    }
+    let mut host = a.to_vec()?;
+    all_finite(OP, &layout, &host)?;
+    let (piv, inf) = factor_host(&layout, &mut host);
+    a.copy_from_slice(&host)?;
+    pivots.copy_from_slice(&piv)?;
+    info.copy_from_slice(&inf)
+}
+
+/// Solves `op(A_k)·X_k = B_k` for every matrix of the batch from the factors and pivots of
+/// [`getrf_batched`] (LAPACK `getrs`), overwriting `B_k` with `X_k`.
+///
+/// `op(A)` is `A`, `Aᵀ` or `Aᴴ` ([`Trans`]). `B_k` is the column-major `n × nrhs` matrix with
+/// leading dimension `n` starting at `b[k·b_stride]` (`b_stride ≥ n·nrhs`; elements between
+/// blocks are untouched). As in LAPACK, `info` is not consulted: factors with a zero `U(j, j)`
+/// give infinities or NaN. Lengths: `a.len() ≥ layout.required_len()`,
+/// `pivots.len() = n·batch`, `b.len() ≥ (batch − 1)·b_stride + n·nrhs`.
+///
+/// # Errors
+/// As [`getrf_batched`] (without the finiteness check), plus
+/// [`OutOfBounds`](gpu_blas::Error::OutOfBounds) for a pivot outside `1..=n`.
+///
+/// ```
+/// use batched_lu::{getrf_batched, getrs_batched, BatchLayout};
+/// use gpu_blas::{blas2::Trans, Device, DeviceVec};
+/// let dev = Device::cpu();
+/// let l = BatchLayout::packed(2, 1);
+/// let mut a = DeviceVec::from_slice(&dev, &[2.0f64, 1.0, 1.0, 3.0])?; // [[2, 1], [1, 3]]
+/// let (mut piv, mut info) = (DeviceVec::zeros(&dev, 2)?, DeviceVec::zeros(&dev, 1)?);
+/// getrf_batched(l, &mut a, &mut piv, &mut info)?;
+/// let mut b = DeviceVec::from_slice(&dev, &[3.0, 4.0])?; // A·[1, 1] = [3, 4]
+/// getrs_batched(l, Trans::N, &a, &piv, &mut b, 1, 2)?;
+/// let x = b.to_vec()?;
+/// assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15);
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn getrs_batched<T: Scalar>(
+    layout: BatchLayout,
+    trans: Trans,
+    a: &DeviceVec<T>,
+    pivots: &DeviceVec<i32>,
+    b: &mut DeviceVec<T>,
+    nrhs: usize,
+    b_stride: usize,
+) -> Result<()> {
+    const OP: &str = "getrs_batched";
+    check::same_device(OP, a.device(), &[pivots.device(), b.device()])?;
+    let need = layout.validate(OP)?;
+    check::at_least(OP, "a", a.len(), need)?;
+    check::exactly(OP, "pivots", pivots.len(), layout.n * layout.batch)?;
+    check_rhs(OP, &layout, b.len(), nrhs, b_stride)?;
+    check::cpu_only(OP, a.device())?;
+    if layout.is_empty() || nrhs == 0 {
+        return Ok(());
+    }
+    let piv = pivots.to_vec()?;
+    all_pivots_valid(OP, &layout, &piv)?;
+    let ah = a.to_vec()?;
+    let mut bh = b.to_vec()?;
+    solve_host(&layout, trans, &ah, &piv, None, &mut bh, nrhs, b_stride);
+    b.copy_from_slice(&bh)
+}
+
+/// Out-of-place inverses from the factors of [`getrf_batched`] (LAPACK `getri`):
+/// `Inv_k = A_k⁻¹ = U_k⁻¹·L_k⁻¹·P_kᵀ`, computed by solving `A_k·X = I`.
+///
+/// `Inv_k` is the column-major `n × n` matrix (leading dimension `n`) at `inv[k·inv_stride]`
+/// (`inv_stride ≥ n²`; elements between matrices untouched). A matrix with `info[k] ≠ 0` (or an
+/// exactly-zero `U_k(j, j)`) has no inverse: its `Inv_k` is filled with NaN, and `info` is the
+/// status saying which outputs are valid. Lengths as in [`getrf_batched`], plus
+/// `inv.len() ≥ (batch − 1)·inv_stride + n²`.
+///
+/// # Errors
+/// As [`getrs_batched`] (including [`OutOfBounds`](gpu_blas::Error::OutOfBounds) for a pivot
+/// outside `1..=n`), and [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
+/// `info.len() ≠ batch` or a short `inv`.
+///
+/// ```
+/// use batched_lu::{getrf_batched, getri_batched, BatchLayout};
+/// use gpu_blas::{Device, DeviceVec};
+/// let dev = Device::cpu();
+/// let l = BatchLayout::packed(2, 2);
+/// // [[0, 2], [4, 0]] and the singular [[1, 1], [1, 1]].
+/// let mut a = DeviceVec::from_slice(&dev, &[0.0f64, 4.0, 2.0, 0.0, 1.0, 1.0, 1.0, 1.0])?;
+/// let (mut piv, mut info) = (DeviceVec::zeros(&dev, 4)?, DeviceVec::zeros(&dev, 2)?);
+/// getrf_batched(l, &mut a, &mut piv, &mut info)?;
+/// let mut inv = DeviceVec::zeros(&dev, 8)?;
+/// getri_batched(l, &a, &piv, &info, &mut inv, 4)?;
+/// let x = inv.to_vec()?;
+/// assert_eq!(&x[..4], &[0.0, 0.5, 0.25, 0.0]); // [[0, 1/4], [1/2, 0]]
+/// assert_eq!(info.to_vec()?, vec![0, 2]);
+/// assert!(x[4..].iter().all(|v| v.is_nan()));
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn getri_batched<T: Scalar>(
+    layout: BatchLayout,
+    a: &DeviceVec<T>,
+    pivots: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    inv: &mut DeviceVec<T>,
+    inv_stride: usize,
+) -> Result<()> {
+    const OP: &str = "getri_batched";
+    check::same_device(
+        OP,
+        a.device(),
+        &[pivots.device(), info.device(), inv.device()],
+    )?;
+    let need = layout.validate(OP)?;
+    check::at_least(OP, "a", a.len(), need)?;
+    check::exactly(OP, "pivots", pivots.len(), layout.n * layout.batch)?;
+    check::exactly(OP, "info", info.len(), layout.batch)?;
+    check_inv(OP, &layout, inv.len(), inv_stride)?;
+    check::cpu_only(OP, a.device())?;
+    if layout.is_empty() {
+        return Ok(());
+    }
+    let piv = pivots.to_vec()?;
+    all_pivots_valid(OP, &layout, &piv)?;
+    let inf = info.to_vec()?;
+    let ah = a.to_vec()?;
+    let mut ih = inv.to_vec()?;
+    invert_host(&layout, &ah, &piv, &inf, &mut ih, inv_stride);
+    inv.copy_from_slice(&ih)
+}
+
+/// Inverses of every matrix of the batch: [`getrf_batched`] on a copy of `a`, then
+/// [`getri_batched`] into `inv`; `a` is left unchanged. Returns `info` (length `batch`): 0 where
+/// `Inv_k = A_k⁻¹` was computed, else the 1-based index of the first zero `U_k(j, j)`, with
+/// `Inv_k` filled with NaN.
+///
+/// # Errors
+/// As [`getrf_batched`] (including [`NonFinite`](gpu_blas::Error::NonFinite)) and
+/// [`getri_batched`]; nothing is written on error.
+///
+/// ```
+/// use batched_lu::{inverse_batched, BatchLayout};
+/// use gpu_blas::{Device, DeviceVec};
+/// let dev = Device::cpu();
+/// let a = DeviceVec::from_slice(&dev, &[4.0f64, 0.0, 0.0, 0.5, 0.0])?; // diag(4, 0.5); 0
+/// let mut inv = DeviceVec::zeros(&dev, 5)?;
+/// let info = inverse_batched(BatchLayout { n: 2, batch: 1, stride: 5 }, &a, &mut inv, 4)?;
+/// assert_eq!(info.to_vec()?, vec![0]);
+/// assert_eq!(inv.to_vec()?, vec![0.25, 0.0, 0.0, 2.0, 0.0]);
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn inverse_batched<T: Scalar>(
+    layout: BatchLayout,
+    a: &DeviceVec<T>,
+    inv: &mut DeviceVec<T>,
+    inv_stride: usize,
+) -> Result<DeviceVec<i32>> {
+    const OP: &str = "inverse_batched";
+    check::same_device(OP, a.device(), &[inv.device()])?;
+    let need = layout.validate(OP)?;
+    check::at_least(OP, "a", a.len(), need)?;
+    check_inv(OP, &layout, inv.len(), inv_stride)?;
+    check::cpu_only(OP, a.device())?;
+    if layout.is_empty() {
+        return DeviceVec::zeros(a.device(), layout.batch);
+    }
+    let mut host = a.to_vec()?;
+    all_finite(OP, &layout, &host)?;
+    let (piv, info) = factor_host(&layout, &mut host);
+    let mut ih = inv.to_vec()?;
+    invert_host(&layout, &host, &piv, &info, &mut ih, inv_stride);
+    inv.copy_from_slice(&ih)?;
+    DeviceVec::from_vec(a.device(), info)
+}
+
+/// Solves `op(A_k)·X_k = B_k` for every matrix of the batch: [`getrf_batched`] on a copy of `a`
+/// (left unchanged), then [`getrs_batched`] on `b`. Returns `info` (length `batch`): 0 where
+/// `X_k` was computed, else the 1-based index of the first zero `U_k(j, j)`, with `B_k` filled
+/// with NaN (it is never left holding a meaningless "solution").
+///
+/// # Errors
+/// As [`getrf_batched`] (including [`NonFinite`](gpu_blas::Error::NonFinite) for `a`) and
+/// [`getrs_batched`]; nothing is written on error.
+///
+/// ```
+/// use batched_lu::{solve_batched, BatchLayout};
+/// use gpu_blas::{blas2::Trans, Device, DeviceVec};
+/// use num_complex::Complex64 as C;
+/// let dev = Device::cpu();
+/// // A = [[0, i], [2, 0]]: Aᴴ·x = b for x = [1, 1] gives b = [2, −i].
+/// let a = DeviceVec::from_slice(&dev, &[C::new(0.0, 0.0), C::new(2.0, 0.0), C::new(0.0, 1.0), C::new(0.0, 0.0)])?;
+/// let mut b = DeviceVec::from_slice(&dev, &[C::new(2.0, 0.0), C::new(0.0, -1.0)])?;
+/// let info = solve_batched(BatchLayout::packed(2, 1), Trans::C, &a, &mut b, 1, 2)?;
+/// assert_eq!(info.to_vec()?, vec![0]);
+/// assert_eq!(b.to_vec()?, vec![C::new(1.0, 0.0), C::new(1.0, 0.0)]);
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn solve_batched<T: Scalar>(
+    layout: BatchLayout,
+    trans: Trans,
+    a: &DeviceVec<T>,
+    b: &mut DeviceVec<T>,
+    nrhs: usize,
+    b_stride: usize,
+) -> Result<DeviceVec<i32>> {
+    const OP: &str = "solve_batched";
+    check::same_device(OP, a.device(), &[b.device()])?;
+    let need = layout.validate(OP)?;
+    check::at_least(OP, "a", a.len(), need)?;
+    check_rhs(OP, &layout, b.len(), nrhs, b_stride)?;
+    check::cpu_only(OP, a.device())?;
+    if layout.is_empty() {
+        return DeviceVec::zeros(a.device(), layout.batch);
+    }
+    let mut host = a.to_vec()?;
+    all_finite(OP, &layout, &host)?;
+    let (piv, info) = factor_host(&layout, &mut host);
+    if nrhs > 0 {
+        let mut bh = b.to_vec()?;
+        solve_host(
+            &layout,
+            trans,
+            &host,
+            &piv,
+            Some(&info),
+            &mut bh,
+            nrhs,
+            b_stride,
+        );
+        b.copy_from_slice(&bh)?;
+    }
+    DeviceVec::from_vec(a.device(), info)
+}

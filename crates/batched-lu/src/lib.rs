@@ -1,0 +1,37 @@
+//! `batched-lu`: LU factorization with partial pivoting, linear solves and inverses of many
+//! small dense matrices in one call.
+//!
+//! * Uniform batches ([`BatchLayout`]: `batch` matrices of order `n`, a fixed stride apart):
+//!   [`getrf_batched`] (`A_k = P_k·L_k·U_k`), [`getrs_batched`] (`op(A_k)·X_k = B_k` from the
+//!   factors), [`getri_batched`] (`A_k⁻¹` from the factors), and the one-call drivers
+//!   [`inverse_batched`] and [`solve_batched`].
+//! * Variable-size batches ([`VarBatch`]: one order and offset per matrix):
+//!   [`getrf_vbatched`], [`getrs_vbatched`], [`getri_vbatched`].
+//!
+//! Matrices are column-major with leading dimension `n`; pivots are 1-based LAPACK row indices
+//! (`i32`) and `info` follows LAPACK `getrf`. This version runs on the CPU (multithreaded over
+//! the batch with rayon); buffers on a GPU are refused with
+//! [`Error::Unsupported`](gpu_blas::Error::Unsupported).
+//!
+//! ```
+//! use batched_lu::{inverse_batched, BatchLayout};
+//! use gpu_blas::{Device, DeviceVec};
+//! let dev = Device::cpu();
+//! // 1000 copies of [[2, 0], [0, 4]].
+//! let a = DeviceVec::from_vec(&dev, [2.0f64, 0.0, 0.0, 4.0].repeat(1000))?;
+//! let mut inv = DeviceVec::zeros(&dev, 4000)?;
+//! let info = inverse_batched(BatchLayout::packed(2, 1000), &a, &mut inv, 4)?;
+//! assert!(info.to_vec()?.iter().all(|&i| i == 0));
+//! assert_eq!(&inv.to_vec()?[4..8], &[0.5, 0.0, 0.0, 0.25]);
+//! # Ok::<(), gpu_blas::Error>(())
+//! ```
+
+mod batched;
+mod check;
+mod kernel;
+mod vbatched;
+
+pub use batched::{
+    getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,
+};
+pub use vbatched::{getrf_vbatched, getri_vbatched, getrs_vbatched, VarBatch};

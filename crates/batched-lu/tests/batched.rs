@@ -1,0 +1,230 @@
+//! Uniform batches on every device, every scalar type, against Complex64 host references:
+//! factor reconstruction, pivots and `info`, inverse residuals, N/T/C solves.
+
+mod common;
+
+use batched_lu::{
+    getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,
+};
+use common::*;
+use gpu_blas::blas2::Trans;
+use gpu_blas::{Device, DeviceVec, Scalar};
+use num_complex::{Complex32, Complex64};
+
+macro_rules! for_all_types {
+    ($f:ident, $dev:expr) => {
+        $f::<f32>($dev);
+        $f::<f64>($dev);
+        $f::<Complex32>($dev);
+        $f::<Complex64>($dev);
+    };
+}
+
+/// Elements between matrices: NaN, so reading them would show; writing them is checked.
+const GAP: usize = 3;
+
+fn nan<T: Scalar>() -> T {
+    T::from_f64(f64::NAN)
+}
+
+/// Packs matrices `stride = n² + GAP` apart with NaN in the gaps.
+fn pack<T: Scalar>(n: usize, mats: &[Vec<T>]) -> (BatchLayout, Vec<T>) {
+    let l = BatchLayout {
+        n,
+        batch: mats.len(),
+        stride: n * n + GAP,
+    };
+    let mut buf = vec![nan::<T>(); l.batch * l.stride];
+    for (k, m) in mats.iter().enumerate() {
+        buf[k * l.stride..k * l.stride + n * n].copy_from_slice(m);
+    }
+    (l, buf)
+}
+
+fn gaps_untouched<T: Scalar>(l: &BatchLayout, buf: &[T]) {
+    for k in 0..l.batch {
+        let g = &buf[k * l.stride + l.n * l.n..(k + 1) * l.stride];
+        assert!(g.iter().all(|v| v.is_nan()), "gap after matrix {k} written");
+    }
+}
+
+fn factor_mixed<T: Scalar>(dev: &Device) {
+    for n in sizes() {
+        let seed = n as u64 * 31;
+        let j0 = n / 2;
+        let mats = vec![
+            well::<T>(n, seed),
+            ill::<T>(n, seed + 1),
+            zero_col::<T>(n, j0, seed + 2),
+            swap_every_step::<T>(n, seed + 3),
+        ];
+        let (l, buf) = pack(n, &mats);
+        let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
+        let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
+        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+        if dev.is_cuda() {
+            return assert_unsupported(r);
+        }
+        r.unwrap();
+        let (f, piv, info) = (
+            a.to_vec().unwrap(),
+            piv.to_vec().unwrap(),
+            info.to_vec().unwrap(),
+        );
+        gaps_untouched(&l, &f);
+        for (k, m) in mats.iter().enumerate() {
+            let fk = &f[k * l.stride..k * l.stride + n * n];
+            let pk = &piv[k * n..(k + 1) * n];
+            assert!(pk.iter().all(|&p| p >= 1 && p as usize <= n));
+            let what = ["well", "ill", "zero column", "swap every step"][k];
+            assert_lu(n, m, fk, pk, what);
+        }
+        assert_eq!(info[0], 0, "well-conditioned n = {n}");
+        assert_eq!(info[2], j0 as i32 + 1, "zero column {j0}, n = {n}");
+        assert_eq!(info[3], 0, "swap every step n = {n}");
+        assert_eq!(&piv[3 * n..4 * n], vec![n as i32; n].as_slice(), "n = {n}");
+    }
+}
+
+fn zero_matrix_and_ties<T: Scalar>(dev: &Device) {
+    // All-zero: info = 1, pivots the identity. Equal |re|+|im| in a column: the first wins.
+    let z = vec![T::zero(); 9];
+    let ties: Vec<T> = [1.0, -1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+        .iter()
+        .map(|&v| T::from_f64(v))
+        .collect();
+    let (l, buf) = pack(3, &[z, ties]);
+    let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+    let mut piv = DeviceVec::zeros(dev, 6).unwrap();
+    let mut info = DeviceVec::zeros(dev, 2).unwrap();
+    let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+    if dev.is_cuda() {
+        return assert_unsupported(r);
+    }
+    r.unwrap();
+    assert_eq!(info.to_vec().unwrap(), vec![1, 0]);
+    let piv = piv.to_vec().unwrap();
+    assert_eq!(&piv[..3], &[1, 2, 3]);
+    assert_eq!(piv[3], 1, "first of equal pivots");
+}
+
+fn inverse<T: Scalar>(dev: &Device) {
+    for n in sizes() {
+        let seed = n as u64 * 77 + 5;
+        let mats = vec![
+            well::<T>(n, seed),
+            zero_col::<T>(n, n - 1, seed + 1),
+            swap_every_step::<T>(n, seed + 2),
+        ];
+        let (l, buf) = pack(n, &mats);
+        let a = DeviceVec::from_slice(dev, &buf).unwrap();
+        let mut inv = DeviceVec::from_slice(dev, &buf).unwrap(); // NaN gaps
+        let r = inverse_batched(l, &a, &mut inv, l.stride);
+        if dev.is_cuda() {
+            return assert_unsupported(r);
+        }
+        let info = r.unwrap().to_vec().unwrap();
+        assert_eq!(info, vec![0, n as i32, 0], "n = {n}");
+        assert_eq!(a.to_vec().unwrap().len(), buf.len());
+        let x = inv.to_vec().unwrap();
+        gaps_untouched(&l, &x);
+        for k in [0, 2] {
+            assert_inverse(
+                n,
+                &mats[k],
+                &x[k * l.stride..k * l.stride + n * n],
+                "inverse",
+            );
+        }
+        assert!(x[l.stride..l.stride + n * n].iter().all(|v| v.is_nan()));
+
+        // The two-step path gives the same bits.
+        let mut f = a.try_clone().unwrap();
+        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
+        let mut inf = DeviceVec::zeros(dev, l.batch).unwrap();
+        getrf_batched(l, &mut f, &mut piv, &mut inf).unwrap();
+        let mut inv2 = DeviceVec::zeros(dev, l.batch * n * n).unwrap();
+        getri_batched(l, &f, &piv, &inf, &mut inv2, n * n).unwrap();
+        let x2 = inv2.to_vec().unwrap();
+        for k in [0, 2] {
+            let same = x[k * l.stride..k * l.stride + n * n] == x2[k * n * n..(k + 1) * n * n];
+            assert!(same, "getri and inverse_batched differ, n = {n}");
+        }
+    }
+}
+
+fn solves<T: Scalar>(dev: &Device) {
+    let nrhs = 3;
+    for n in sizes() {
+        let seed = n as u64 * 13 + 1;
+        let mats = vec![
+            well::<T>(n, seed),
+            swap_every_step::<T>(n, seed + 1),
+            zero_col::<T>(n, 0, seed + 2),
+        ];
+        let (l, buf) = pack(n, &mats);
+        let b_stride = n * nrhs + 2;
+        let b0 = random_values::<T>(l.batch * b_stride, seed + 9);
+        for trans in [Trans::N, Trans::T, Trans::C] {
+            let a = DeviceVec::from_slice(dev, &buf).unwrap();
+            let mut b = DeviceVec::from_slice(dev, &b0).unwrap();
+            let r = solve_batched(l, trans, &a, &mut b, nrhs, b_stride);
+            if dev.is_cuda() {
+                return assert_unsupported(r);
+            }
+            assert_eq!(r.unwrap().to_vec().unwrap(), vec![0, 0, 1]);
+            let x = b.to_vec().unwrap();
+            for (k, m) in mats.iter().enumerate().take(2) {
+                let (s, e) = (k * b_stride, k * b_stride + n * nrhs);
+                assert_solve(n, trans, m, &x[s..e], &b0[s..e], nrhs);
+                assert_eq!(&x[e..e + 2], &b0[e..e + 2], "b gap written");
+            }
+            let s = 2 * b_stride;
+            assert!(
+                x[s..s + n * nrhs].iter().all(|v| v.is_nan()),
+                "singular → NaN"
+            );
+
+            // getrf + getrs on the well-conditioned ones agree bit for bit.
+            let l2 = BatchLayout { batch: 2, ..l };
+            let mut f = DeviceVec::from_slice(dev, &buf[..2 * l.stride]).unwrap();
+            let mut piv = DeviceVec::zeros(dev, 2 * n).unwrap();
+            let mut inf = DeviceVec::zeros(dev, 2).unwrap();
+            getrf_batched(l2, &mut f, &mut piv, &mut inf).unwrap();
+            let mut b2 = DeviceVec::from_slice(dev, &b0[..2 * b_stride]).unwrap();
+            getrs_batched(l2, trans, &f, &piv, &mut b2, nrhs, b_stride).unwrap();
+            assert!(b2.to_vec().unwrap() == x[..2 * b_stride]);
+        }
+    }
+}
+
+gpu_blas::device_tests! {
+    fn getrf_reconstructs_mixed_batches(dev) {
+        for_all_types!(factor_mixed, dev);
+    }
+    fn getrf_zero_matrix_and_pivot_ties(dev) {
+        for_all_types!(zero_matrix_and_ties, dev);
+    }
+    fn inverse_residuals_and_singular_nan(dev) {
+        for_all_types!(inverse, dev);
+    }
+    fn solves_n_t_c(dev) {
+        for_all_types!(solves, dev);
+    }
+    fn empty_batches(dev) {
+        let l = BatchLayout { n: 0, batch: 3, stride: 0 };
+        let mut a = DeviceVec::<f64>::zeros(dev, 0).unwrap();
+        let mut piv = DeviceVec::zeros(dev, 0).unwrap();
+        let mut info = DeviceVec::from_slice(dev, &[7, 7, 7]).unwrap();
+        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+        if dev.is_cuda() {
+            return assert_unsupported(r);
+        }
+        r.unwrap();
+        assert_eq!(info.to_vec().unwrap(), vec![0, 0, 0]);
+        let l = BatchLayout::packed(4, 0);
+        let mut inv = DeviceVec::<f64>::zeros(dev, 0).unwrap();
+        assert!(inverse_batched(l, &a, &mut inv, 16).unwrap().is_empty());
+    }
+}

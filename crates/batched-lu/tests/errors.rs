@@ -1,0 +1,126 @@
+//! Typed errors: lengths, strides, non-finite input, bad pivots, devices; nothing written on
+//! error.
+
+mod common;
+
+use batched_lu::{
+    getrf_batched, getrf_vbatched, getri_batched, getrs_batched, getrs_vbatched, inverse_batched,
+    solve_batched, BatchLayout, VarBatch,
+};
+use common::*;
+use gpu_blas::blas2::Trans;
+use gpu_blas::{Device, DeviceVec, Error};
+
+fn is_dims<R: std::fmt::Debug>(r: gpu_blas::Result<R>) {
+    assert!(
+        matches!(r, Err(Error::DimensionMismatch { .. })),
+        "expected DimensionMismatch, got {r:?}"
+    );
+}
+
+gpu_blas::device_tests! {
+    fn wrong_lengths_and_strides(dev) {
+        let l = BatchLayout::packed(3, 2);
+        let a0 = well::<f64>(3, 1).repeat(2);
+        let mut a = DeviceVec::from_slice(dev, &a0).unwrap();
+        let mut short = DeviceVec::from_slice(dev, &a0[..17]).unwrap();
+        let mut piv = DeviceVec::zeros(dev, 6).unwrap();
+        let mut piv5 = DeviceVec::zeros(dev, 5).unwrap();
+        let mut info = DeviceVec::zeros(dev, 2).unwrap();
+        let mut info3 = DeviceVec::zeros(dev, 3).unwrap();
+        is_dims(getrf_batched(l, &mut short, &mut piv, &mut info));
+        is_dims(getrf_batched(l, &mut a, &mut piv5, &mut info));
+        is_dims(getrf_batched(l, &mut a, &mut piv, &mut info3));
+        is_dims(getrf_batched(BatchLayout { stride: 8, ..l }, &mut a, &mut piv, &mut info));
+        let mut b = DeviceVec::<f64>::zeros(dev, 11).unwrap();
+        is_dims(getrs_batched(l, Trans::N, &a, &piv, &mut b, 2, 6)); // needs 12
+        is_dims(getrs_batched(l, Trans::N, &a, &piv, &mut b, 2, 5)); // b_stride < 6
+        is_dims(solve_batched(l, Trans::T, &a, &mut b, 2, 6));
+        let mut inv = DeviceVec::<f64>::zeros(dev, 17).unwrap();
+        is_dims(getri_batched(l, &a, &piv, &info, &mut inv, 9));
+        is_dims(getri_batched(l, &a, &piv, &info3, &mut inv, 9));
+        is_dims(inverse_batched(l, &a, &mut inv, 8));
+        is_dims(inverse_batched(l, &a, &mut inv, 9));
+        assert_eq!(a.to_vec().unwrap(), a0, "a written on error");
+
+        let vb = VarBatch { sizes: vec![2, 2], offsets: vec![0, 3] }; // overlap
+        let mut va = DeviceVec::<f64>::zeros(dev, 8).unwrap();
+        let mut vp = DeviceVec::zeros(dev, 4).unwrap();
+        is_dims(getrf_vbatched(&vb, &mut va, &mut vp, &mut info));
+        let vb = VarBatch { sizes: vec![2, 2], offsets: vec![0] };
+        is_dims(getrf_vbatched(&vb, &mut va, &mut vp, &mut info));
+        let vb = VarBatch { sizes: vec![2, 2], offsets: vec![0, 5] }; // past the end
+        is_dims(getrf_vbatched(&vb, &mut va, &mut vp, &mut info));
+        let vb = VarBatch::packed(&[2, 2]);
+        let mut vb3 = DeviceVec::<f64>::zeros(dev, 3).unwrap();
+        is_dims(getrs_vbatched(&vb, Trans::N, &va, &vp, &mut vb3));
+    }
+
+    fn non_finite_input_is_reported_and_nothing_written(dev) {
+        let n = 4;
+        let l = BatchLayout { n, batch: 3, stride: 20 };
+        let mut buf = well::<f64>(20, 3).repeat(3);
+        buf[16..20].fill(f64::NAN); // gaps are never read
+        buf[2 * 20 + 1 + 2 * n] = f64::INFINITY; // matrix 2, (1, 2)
+        let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+        let mut piv = DeviceVec::from_slice(dev, &[9; 12]).unwrap();
+        let mut info = DeviceVec::from_slice(dev, &[9; 3]).unwrap();
+        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+        if dev.is_cuda() {
+            return assert_unsupported(r);
+        }
+        assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index: 49 }));
+        let same = a.to_vec().unwrap().iter().zip(&buf).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same, "a written on error");
+        assert_eq!(piv.to_vec().unwrap(), vec![9; 12]);
+        assert_eq!(info.to_vec().unwrap(), vec![9; 3]);
+        let mut inv = DeviceVec::zeros(dev, 60).unwrap();
+        assert!(matches!(inverse_batched(l, &a, &mut inv, 20), Err(Error::NonFinite { index: 49, .. })));
+        assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0));
+        let mut b = DeviceVec::zeros(dev, 12).unwrap();
+        assert!(matches!(solve_batched(l, Trans::N, &a, &mut b, 1, 4), Err(Error::NonFinite { .. })));
+
+        let vb = VarBatch { sizes: vec![1, 2], offsets: vec![10, 0] };
+        let mut va = DeviceVec::from_slice(dev, &[1.0, 2.0, f64::NAN, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+        let mut vp = DeviceVec::zeros(dev, 3).unwrap();
+        let mut vi = DeviceVec::zeros(dev, 2).unwrap();
+        assert_eq!(getrf_vbatched(&vb, &mut va, &mut vp, &mut vi), Err(Error::NonFinite { op: "getrf_vbatched", index: 2 }));
+    }
+
+    fn invalid_pivots_are_out_of_bounds(dev) {
+        let l = BatchLayout::packed(2, 2);
+        let a = DeviceVec::from_slice(dev, &[1.0f64; 8]).unwrap();
+        let piv = DeviceVec::from_slice(dev, &[1, 2, 3, 2]).unwrap();
+        let info = DeviceVec::zeros(dev, 2).unwrap();
+        let mut b = DeviceVec::zeros(dev, 4).unwrap();
+        let r = getrs_batched(l, Trans::N, &a, &piv, &mut b, 1, 2);
+        if dev.is_cuda() {
+            return assert_unsupported(r);
+        }
+        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
+        let mut inv = DeviceVec::zeros(dev, 8).unwrap();
+        let r = getri_batched(l, &a, &piv, &info, &mut inv, 4);
+        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
+    }
+
+    fn device_mismatch_and_gpu_refusal(dev) {
+        if !dev.is_cuda() {
+            return;
+        }
+        let cpu = Device::cpu();
+        let l = BatchLayout::packed(2, 1);
+        let mut a = DeviceVec::from_slice(dev, &[1.0f64, 0.0, 0.0, 1.0]).unwrap();
+        let mut piv = DeviceVec::zeros(&cpu, 2).unwrap();
+        let mut info = DeviceVec::zeros(dev, 1).unwrap();
+        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+        assert!(matches!(r, Err(Error::DeviceMismatch { .. })), "{r:?}");
+        let mut piv = DeviceVec::zeros(dev, 2).unwrap();
+        match getrf_batched(l, &mut a, &mut piv, &mut info) {
+            Err(Error::Unsupported { op, detail }) => {
+                assert_eq!(op, "getrf_batched");
+                assert_eq!(detail, "batched LU runs on the CPU only in this version");
+            }
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+    }
+}
