@@ -15,7 +15,42 @@
 //! # fn main() {}
 //! ```
 
-use crate::Device;
+use crate::{Device, Scalar};
+
+/// `n` deterministic pseudo-random values whose real and imaginary parts lie in `[-1, 1)` and
+/// are never exactly zero (xorshift on a seed-derived state), for test data every suite in the
+/// workspace shares.
+///
+/// ```
+/// let a = gpu_blas::testing::random_values::<f64>(4, 7);
+/// assert_eq!(a, gpu_blas::testing::random_values::<f64>(4, 7));
+/// assert!(a.iter().all(|v| *v != 0.0 && v.abs() <= 1.0));
+/// ```
+pub fn random_values<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407)
+        | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        // 53 random bits mapped to [-1, 1), never exactly zero.
+        let v = 2.0 * ((s >> 11) as f64 / (1u64 << 53) as f64) - 1.0;
+        if v == 0.0 {
+            0.5
+        } else {
+            v
+        }
+    };
+    (0..n)
+        .map(|_| {
+            let re = <T::Real as Scalar>::from_f64(next());
+            let im = <T::Real as Scalar>::from_f64(next());
+            T::from_parts(re, im)
+        })
+        .collect()
+}
 
 /// Whether the environment demands a GPU (`GPU_REQUIRED` set to anything but `0` or empty).
 pub fn gpu_required() -> bool {

@@ -12,32 +12,7 @@ pub fn sizes() -> Vec<usize> {
     (1..=40).chain([64, 97, 128]).collect()
 }
 
-/// Deterministic pseudo-random values with parts in [-1, 1], never exactly zero.
-pub fn random_values<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407)
-        | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        let u = (s >> 11) as f64 / (1u64 << 53) as f64;
-        let v = 2.0 * u - 1.0;
-        if v == 0.0 {
-            0.5
-        } else {
-            v
-        }
-    };
-    (0..n)
-        .map(|_| {
-            let re = <T::Real as FromPrimitive>::from_f64(next()).unwrap();
-            let im = <T::Real as FromPrimitive>::from_f64(next()).unwrap();
-            T::from_parts(re, im)
-        })
-        .collect()
-}
+pub use gpu_blas::testing::random_values;
 
 /// A random (well-conditioned in practice) `n × n` matrix, column-major.
 pub fn well<T: Scalar>(n: usize, seed: u64) -> Vec<T> {

@@ -3,7 +3,7 @@
 
 use gpu_blas::{RealScalar, Scalar};
 use num_complex::Complex64 as C64;
-use num_traits::{Float, FromPrimitive, ToPrimitive};
+use num_traits::{Float, ToPrimitive};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -35,33 +35,7 @@ pub fn positive_inc() -> impl Strategy<Value = isize> {
     prop::sample::select(vec![1isize, 1, 2, 3, 16])
 }
 
-/// Deterministic pseudo-random values in [-1, 1] (never all zero), from a seed.
-pub fn random_values<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407)
-        | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        // 53 random bits mapped to [-1, 1), never exactly zero.
-        let u = (s >> 11) as f64 / (1u64 << 53) as f64;
-        let v = 2.0 * u - 1.0;
-        if v == 0.0 {
-            0.5
-        } else {
-            v
-        }
-    };
-    (0..n)
-        .map(|_| {
-            let re = <T::Real as FromPrimitive>::from_f64(next()).unwrap();
-            let im = <T::Real as FromPrimitive>::from_f64(next()).unwrap();
-            T::from_parts(re, im)
-        })
-        .collect()
-}
+pub use gpu_blas::testing::random_values;
 
 /// Logical elements of a BLAS-strided vector stored in `raw` starting at `offset`.
 pub fn gather<T: Copy>(raw: &[T], offset: usize, n: usize, inc: isize) -> Vec<T> {
