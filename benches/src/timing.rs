@@ -31,6 +31,22 @@ pub fn time_ms(
     plan: Plan,
     mut f: impl FnMut(usize),
 ) -> f64 {
+    match try_time_ms(ctx, stream, plan, |k| {
+        f(k);
+        Ok::<(), std::convert::Infallible>(())
+    }) {
+        Ok(ms) => ms,
+        Err(e) => match e {},
+    }
+}
+
+/// [`time_ms`] for a call that may fail: the first error stops the timing and is returned.
+pub fn try_time_ms<E>(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    plan: Plan,
+    mut f: impl FnMut(usize) -> Result<(), E>,
+) -> Result<f64, E> {
     let start = ctx
         .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
         .expect("event");
@@ -39,7 +55,7 @@ pub fn time_ms(
         .expect("event");
     let mut k = 0usize;
     for _ in 0..plan.warmup {
-        f(k);
+        f(k)?;
         k += 1;
     }
     stream.synchronize().expect("warm-up failed");
@@ -47,14 +63,48 @@ pub fn time_ms(
     for _ in 0..plan.reps {
         start.record(stream).expect("record");
         for _ in 0..plan.inner {
-            f(k);
+            f(k)?;
             k += 1;
         }
         end.record(stream).expect("record");
         let ms = start.elapsed_ms(&end).expect("elapsed") as f64;
         samples.push(ms / plan.inner as f64);
     }
-    median(&mut samples)
+    Ok(median(&mut samples))
+}
+
+/// Times one call of `f` per repeat with `reset()` enqueued before it, outside the timed
+/// events (for in-place operations whose input must be restored before each call): `warmup`
+/// untimed reset + call pairs, then the median over `reps` of the time from the event after
+/// the reset to the event after the call. The first error of `f` is returned.
+pub fn try_time_reset_ms<E>(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    warmup: usize,
+    reps: usize,
+    mut reset: impl FnMut(),
+    mut f: impl FnMut() -> Result<(), E>,
+) -> Result<f64, E> {
+    let start = ctx
+        .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("event");
+    let end = ctx
+        .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("event");
+    for _ in 0..warmup {
+        reset();
+        f()?;
+    }
+    stream.synchronize().expect("warm-up failed");
+    let mut samples = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        reset();
+        start.record(stream).expect("record");
+        f()?;
+        end.record(stream).expect("record");
+        samples.push(start.elapsed_ms(&end).expect("elapsed") as f64);
+    }
+    Ok(median(&mut samples))
 }
 
 /// Median of a non-empty sample.
