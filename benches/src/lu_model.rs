@@ -97,9 +97,113 @@ pub fn tflops(flops: f64, ms: f64) -> f64 {
     flops / (ms * 1e9)
 }
 
+/// What the section runs: orders, types, whether the variable-size batch, and the batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LuPlan {
+    pub sizes: Vec<usize>,
+    /// Type names as printed: `f32`, `f64`, `c64`, `c128`.
+    pub types: Vec<String>,
+    /// Whether to run the variable-size batch (orders 33..=190).
+    pub var: bool,
+    pub batch: usize,
+}
+
+/// The full section: batch 10000, the twelve orders, four types, and the variable-size batch.
+pub const FULL_SIZES: [usize; 12] = [4, 8, 16, 32, 33, 48, 64, 100, 128, 190, 256, 512];
+/// The quick subset: batch 2000, four orders, f64 and c64, and the variable-size batch.
+pub const QUICK_SIZES: [usize; 4] = [8, 32, 64, 190];
+
+impl LuPlan {
+    /// The full or quick plan, with optional overrides: `n` a comma-separated list of orders
+    /// in which `var` selects the variable-size batch, `types` a comma-separated list of type
+    /// names, `batch` the batch size.
+    pub fn new(
+        quick: bool,
+        n: Option<&str>,
+        types: Option<&str>,
+        batch: Option<usize>,
+    ) -> Result<LuPlan, String> {
+        let mut plan = if quick {
+            LuPlan {
+                sizes: QUICK_SIZES.to_vec(),
+                types: vec!["f64".into(), "c64".into()],
+                var: true,
+                batch: 2000,
+            }
+        } else {
+            LuPlan {
+                sizes: FULL_SIZES.to_vec(),
+                types: ["f32", "f64", "c64", "c128"].map(String::from).to_vec(),
+                var: true,
+                batch: 10_000,
+            }
+        };
+        if let Some(list) = n {
+            plan.var = false;
+            plan.sizes.clear();
+            for t in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                if t == "var" {
+                    plan.var = true;
+                } else {
+                    let v: usize = t.parse().map_err(|_| format!("bad order {t:?}"))?;
+                    if v == 0 {
+                        return Err("orders must be positive".into());
+                    }
+                    plan.sizes.push(v);
+                }
+            }
+        }
+        if let Some(list) = types {
+            plan.types.clear();
+            for t in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                if !["f32", "f64", "c64", "c128"].contains(&t) {
+                    return Err(format!("unknown type {t:?} (f32, f64, c64, c128)"));
+                }
+                plan.types.push(t.into());
+            }
+        }
+        if let Some(b) = batch {
+            if b == 0 {
+                return Err("batch must be positive".into());
+            }
+            plan.batch = b;
+        }
+        Ok(plan)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plans_and_overrides() {
+        let full = LuPlan::new(false, None, None, None).unwrap();
+        assert_eq!(
+            (full.sizes.len(), full.types.len(), full.var),
+            (12, 4, true)
+        );
+        assert_eq!(full.batch, 10_000);
+        let quick = LuPlan::new(true, None, None, None).unwrap();
+        assert_eq!(quick.sizes, vec![8, 32, 64, 190]);
+        assert_eq!(quick.types, vec!["f64", "c64"]);
+        assert_eq!(quick.batch, 2000);
+        let some = LuPlan::new(false, Some("512, var"), Some("c128"), Some(100)).unwrap();
+        assert_eq!(
+            some,
+            LuPlan {
+                sizes: vec![512],
+                types: vec!["c128".into()],
+                var: true,
+                batch: 100
+            }
+        );
+        let no_var = LuPlan::new(true, Some("4,8"), None, None).unwrap();
+        assert!(!no_var.var && no_var.sizes == vec![4, 8]);
+        assert!(LuPlan::new(false, Some("x"), None, None).is_err());
+        assert!(LuPlan::new(false, None, Some("f16"), None).is_err());
+        assert!(LuPlan::new(false, None, None, Some(0)).is_err());
+    }
 
     #[test]
     fn flop_counts() {

@@ -2,12 +2,21 @@
 //! same buffers in the same process (CUDA events, warm-up, median of repeats), measures the
 //! device copy bandwidth in the same run, prints a table and writes JSON and markdown.
 //!
-//! Usage: `gpu-bench [--quick] [--reps N] [--json PATH] [--markdown PATH]`
+//! Usage: `gpu-bench [--quick] [--only SECTIONS] [--reps N] [--json PATH] [--markdown PATH]`
+//!
+//! Sections (`--only`, comma-separated): `blas1`, `blas2`, `spmv` (these three run by default),
+//! `spmv-caps`, and the batched-LU section `lu` (batch 10000, orders 4…512, four types, plus a
+//! variable-size batch; with `--quick`, or as `lu-quick`: orders 8, 32, 64, 190, f64 and c64,
+//! batch 2000), which runs only when named. `--lu-n 4,8,var`, `--lu-types f64,c128` and
+//! `--lu-batch N` narrow it (to split a long run).
 
 mod blas1;
 mod blas2;
 mod cublas;
 mod cusparse;
+mod lu;
+mod lu_cublas;
+mod lu_model;
 mod report;
 mod spmv;
 mod timing;
@@ -23,6 +32,9 @@ struct Args {
     json: Option<String>,
     only: Vec<String>,
     markdown: Option<String>,
+    lu_n: Option<String>,
+    lu_types: Option<String>,
+    lu_batch: Option<usize>,
 }
 
 fn parse_args() -> Args {
@@ -32,6 +44,9 @@ fn parse_args() -> Args {
         json: None,
         markdown: None,
         only: Vec::new(),
+        lu_n: None,
+        lu_types: None,
+        lu_batch: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -40,6 +55,9 @@ fn parse_args() -> Args {
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(15),
             "--json" => a.json = it.next(),
             "--markdown" => a.markdown = it.next(),
+            "--lu-n" => a.lu_n = it.next(),
+            "--lu-types" => a.lu_types = it.next(),
+            "--lu-batch" => a.lu_batch = it.next().and_then(|v| v.parse().ok()),
             "--only" => {
                 a.only = it
                     .next()
@@ -47,7 +65,14 @@ fn parse_args() -> Args {
                     .unwrap_or_default()
             }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--only blas1,blas2,spmv] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("  lu: batched LU (getrf/getri/getrs/inverse) against cuBLAS, batch 10000, n 4..512, 4 types + variable sizes 33..=190; only when named");
+                println!(
+                    "  lu-quick (or lu with --quick): n 8, 32, 64, 190; f64 and c64; batch 2000"
+                );
+                println!("  --lu-n 4,8,var   only these orders (`var`: the variable-size batch)");
+                println!("  --lu-types f64,c128   only these types (f32, f64, c64, c128)");
+                println!("  --lu-batch N   requested batch (reduced where memory requires)");
                 std::process::exit(0);
             }
             other => {
@@ -147,10 +172,32 @@ fn main() {
     if args.only.is_empty() || args.only.iter().any(|o| o == "spmv") {
         spmv_suite(&dev, copy_gbps, args.reps, &mut rows);
     }
+    let mut lu_rows = Vec::new();
+    let lu_quick = args.only.iter().any(|o| o == "lu-quick");
+    if lu_quick || args.only.iter().any(|o| o == "lu") {
+        match lu_model::LuPlan::new(
+            lu_quick || args.quick,
+            args.lu_n.as_deref(),
+            args.lu_types.as_deref(),
+            args.lu_batch,
+        ) {
+            Ok(plan) => lu_section(&dev, &cublas, copy_gbps, args.reps, &plan, &mut lu_rows),
+            Err(e) => {
+                eprintln!("lu: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
     let report = Report {
         device: dev.name(),
         copy_gbps,
         rows,
+        lu_method: if lu_rows.is_empty() {
+            String::new()
+        } else {
+            lu::METHOD.into()
+        },
+        lu: lu_rows,
     };
     if let Some(p) = &args.json {
         std::fs::write(p, serde_json::to_string_pretty(&report).unwrap()).expect("writing JSON");
@@ -159,6 +206,55 @@ fn main() {
         std::fs::write(p, report::markdown(&report)).expect("writing markdown");
     }
     print!("{}", report::table(&report));
+}
+
+/// The batched-LU section: every order and type of the plan, then the variable-size batch.
+fn lu_section(
+    dev: &Device,
+    cublas: &cublas::Cublas,
+    copy_gbps: f64,
+    reps: usize,
+    plan: &lu_model::LuPlan,
+    rows: &mut Vec<report::LuRow>,
+) {
+    let cx = lu::LuCtx::new(dev, cublas, copy_gbps, reps);
+    eprintln!(
+        "batched LU: batch {}, orders {:?}{}, types {:?}, buffer budget {:.1} GB",
+        plan.batch,
+        plan.sizes,
+        if plan.var { " + variable 33..=190" } else { "" },
+        plan.types,
+        cx.budget / 1e9
+    );
+    let has = |t: &str| plan.types.iter().any(|x| x == t);
+    for &n in &plan.sizes {
+        if has("f32") {
+            lu::run_uniform::<f32>(&cx, n, plan.batch, rows);
+        }
+        if has("f64") {
+            lu::run_uniform::<f64>(&cx, n, plan.batch, rows);
+        }
+        if has("c64") {
+            lu::run_uniform::<Complex32>(&cx, n, plan.batch, rows);
+        }
+        if has("c128") {
+            lu::run_uniform::<Complex64>(&cx, n, plan.batch, rows);
+        }
+    }
+    if plan.var {
+        if has("f32") {
+            lu::run_var::<f32>(&cx, plan.batch, 33, 190, rows);
+        }
+        if has("f64") {
+            lu::run_var::<f64>(&cx, plan.batch, 33, 190, rows);
+        }
+        if has("c64") {
+            lu::run_var::<Complex32>(&cx, plan.batch, 33, 190, rows);
+        }
+        if has("c128") {
+            lu::run_var::<Complex64>(&cx, plan.batch, 33, 190, rows);
+        }
+    }
 }
 
 /// The SpMV matrices: 3-D Poisson 160^3, 2-D Poisson 2048^2, a power-law matrix with row lengths

@@ -22,12 +22,164 @@ pub struct Row {
     pub max_rel_diff: Option<f64>,
 }
 
+/// One row of the batched-LU section: ours against one cuBLAS baseline on the same matrices.
+#[derive(Clone, Debug, Serialize)]
+pub struct LuRow {
+    /// `getrf`, `getri`, `getrs nrhs=1`, `inverse`, `getrf vbatch`, `getri vbatch`.
+    pub op: String,
+    pub dtype: String,
+    /// Order of every matrix; for a variable-size batch the largest order.
+    pub n: usize,
+    /// Smallest order (equal to `n` for a uniform batch).
+    pub n_min: usize,
+    /// Matrices in the batch actually used (reduced from the requested one where the buffers
+    /// would not fit the device).
+    pub batch: usize,
+    /// `ok`, `ok (cuBLAS factors)` (our solve or inverse fed cuBLAS's factors because our
+    /// factorization failed), `unsupported`, or `error: …`.
+    pub ours_status: String,
+    pub ours_ms: Option<f64>,
+    /// What `base_ms` measured.
+    pub baseline: String,
+    pub base_ms: Option<f64>,
+    /// ours / baseline (below 1 means ours is faster).
+    pub ratio: Option<f64>,
+    /// Real flops of the whole batch (`2n³/3` LU, `4n³/3` inverse from factors, `2n³` full
+    /// inverse, `2n²` one solve; ×4 for complex).
+    pub flops: f64,
+    pub ours_tflops: Option<f64>,
+    pub base_tflops: Option<f64>,
+    /// Bytes of the memory floor: every matrix read once and written once, plus pivots.
+    pub floor_bytes: f64,
+    /// `floor_bytes` at the copy bandwidth measured in this run.
+    pub floor_ms: f64,
+    /// `floor_ms / ours_ms`.
+    pub frac_floor: Option<f64>,
+    /// Largest relative (Frobenius) difference of ours and cuBLAS's results on the checked
+    /// matrices.
+    pub max_rel_diff: Option<f64>,
+    /// The tolerance `max_rel_diff` is held to (`16·n·eps·cond₁`).
+    pub tol: Option<f64>,
+    /// A failed check or a baseline failure; empty when none.
+    pub warning: String,
+}
+
 /// The whole run.
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub device: String,
     pub copy_gbps: f64,
     pub rows: Vec<Row>,
+    /// The batched-LU section (empty unless asked for).
+    pub lu: Vec<LuRow>,
+    /// How the batched-LU section was measured (empty when it did not run).
+    pub lu_method: String,
+}
+
+fn opt(v: Option<f64>, prec: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.prec$}"))
+}
+
+fn lu_size(r: &LuRow) -> String {
+    if r.n_min == r.n {
+        r.n.to_string()
+    } else {
+        format!("{}..={}", r.n_min, r.n)
+    }
+}
+
+fn lu_note(r: &LuRow) -> String {
+    let mut parts = Vec::new();
+    if r.ours_status != "ok" {
+        parts.push(r.ours_status.clone());
+    }
+    if !r.warning.is_empty() {
+        parts.push(format!("WARNING {}", r.warning));
+    }
+    parts.join("; ")
+}
+
+/// The batched-LU rows as a plain-text table.
+pub fn lu_table(rows: &[LuRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<13} {:<5} {:>9} {:>6} {:>10} {:>10} {:>7} {:>7} {:>7} {:>9} {:>6} {:>9}  {:<30} note",
+        "op",
+        "type",
+        "n",
+        "batch",
+        "ours ms",
+        "base ms",
+        "ratio",
+        "ours TF",
+        "base TF",
+        "floor ms",
+        "%floor",
+        "rel diff",
+        "baseline"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<13} {:<5} {:>9} {:>6} {:>10} {:>10} {:>7} {:>7} {:>7} {:>9.4} {:>6} {:>9}  {:<30} {}",
+            r.op,
+            r.dtype,
+            lu_size(r),
+            r.batch,
+            opt(r.ours_ms, 4),
+            opt(r.base_ms, 4),
+            opt(r.ratio, 3),
+            opt(r.ours_tflops, 3),
+            opt(r.base_tflops, 3),
+            r.floor_ms,
+            r.frac_floor
+                .map_or("-".into(), |f| format!("{:.1}%", 100.0 * f)),
+            r.max_rel_diff.map_or("-".into(), |d| format!("{d:.1e}")),
+            r.baseline,
+            lu_note(r),
+        );
+    }
+    s
+}
+
+fn lu_markdown(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Batched LU\n\n{}\n", r.lu_method);
+    let _ = writeln!(
+        s,
+        "| op | type | n | batch | ours ms | baseline | baseline ms | ratio | ours TFLOP/s | baseline TFLOP/s | floor ms | % of floor | rel diff (tol) | note |"
+    );
+    let _ = writeln!(
+        s,
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for row in &r.lu {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {} | {} | {} |",
+            row.op,
+            row.dtype,
+            lu_size(row),
+            row.batch,
+            opt(row.ours_ms, 4),
+            row.baseline,
+            opt(row.base_ms, 4),
+            opt(row.ratio, 3),
+            opt(row.ours_tflops, 3),
+            opt(row.base_tflops, 3),
+            row.floor_ms,
+            row.frac_floor
+                .map_or("-".into(), |f| format!("{:.1}%", 100.0 * f)),
+            match (row.max_rel_diff, row.tol) {
+                (Some(d), Some(t)) => format!("{d:.1e} ({t:.1e})"),
+                (Some(d), None) => format!("{d:.1e}"),
+                _ => "-".into(),
+            },
+            lu_note(row),
+        );
+    }
+    s
 }
 
 pub fn table(r: &Report) -> String {
@@ -37,6 +189,13 @@ pub fn table(r: &Report) -> String {
         "device: {}   copy bandwidth (read+write): {:.0} GB/s",
         r.device, r.copy_gbps
     );
+    if !r.lu.is_empty() {
+        s.push_str(&lu_table(&r.lu));
+        if r.rows.is_empty() {
+            return s;
+        }
+        s.push('\n');
+    }
     let _ = writeln!(
         s,
         "{:<16} {:<5} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7}  baseline",
@@ -63,6 +222,10 @@ pub fn table(r: &Report) -> String {
 pub fn markdown(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# GPU benchmark\n\nDevice: {}. Copy bandwidth measured in this run: {:.0} GB/s (bytes read + written).\n", r.device, r.copy_gbps);
+    if r.rows.is_empty() && !r.lu.is_empty() {
+        s.push_str(&lu_markdown(r));
+        return s;
+    }
     let _ = writeln!(
         s,
         "| op | type | n | ours ms | baseline | baseline ms | ratio | GB/s | % of copy |"
@@ -83,5 +246,63 @@ pub fn markdown(r: &Report) -> String {
             100.0 * row.frac_copy
         );
     }
+    if !r.lu.is_empty() {
+        s.push_str(&lu_markdown(r));
+    }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lu_row(status: &str, ours: Option<f64>) -> LuRow {
+        LuRow {
+            op: "getrf".into(),
+            dtype: "f64".into(),
+            n: 190,
+            n_min: 33,
+            batch: 10_000,
+            ours_status: status.into(),
+            ours_ms: ours,
+            baseline: "cuBLAS getrfBatched".into(),
+            base_ms: Some(2.0),
+            ratio: ours.map(|o| o / 2.0),
+            flops: 1e12,
+            ours_tflops: ours.map(|o| 1e12 / (o * 1e9)),
+            base_tflops: Some(0.5),
+            floor_bytes: 1e9,
+            floor_ms: 0.4,
+            frac_floor: ours.map(|o| 0.4 / o),
+            max_rel_diff: ours.map(|_| 1e-14),
+            tol: Some(1e-12),
+            warning: String::new(),
+        }
+    }
+
+    #[test]
+    fn lu_rows_print_sizes_status_and_warnings() {
+        let mut ok = lu_row("ok", Some(1.0));
+        ok.warning = "pivots differ".into();
+        let r = Report {
+            device: "test".into(),
+            copy_gbps: 2500.0,
+            rows: Vec::new(),
+            lu: vec![ok, lu_row("unsupported", None)],
+            lu_method: "how".into(),
+        };
+        let t = table(&r);
+        assert!(t.contains("33..=190"), "{t}");
+        assert!(t.contains("40.0%"), "{t}");
+        assert!(t.contains("WARNING pivots differ"), "{t}");
+        let unsupported = t.lines().last().unwrap();
+        assert!(unsupported.contains("unsupported") && unsupported.contains(" - "));
+        let md = markdown(&r);
+        assert!(md.contains("## Batched LU") && md.contains("how"));
+        assert!(md.contains("1.0e-14 (1.0e-12)"), "{md}");
+        assert_eq!(md.lines().filter(|l| l.starts_with("| getrf")).count(), 2);
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["lu"][1]["ours_status"], "unsupported");
+        assert!(json["lu"][1]["ours_ms"].is_null());
+    }
 }
