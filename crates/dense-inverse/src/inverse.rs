@@ -1,0 +1,234 @@
+//! One entry point for the inverse: pick a method, report the condition estimate with the
+//! result.
+
+use crate::bordering::{self, Bordering};
+use crate::check::{self, Backend};
+use crate::cholesky;
+use crate::condition::{cholesky_rcond_host, lu_rcond_host};
+use crate::cpu;
+use crate::error::{Error, Result};
+use gpu_blas::blas2::Uplo;
+use gpu_blas::{DeviceMatrix, MatRef, Scalar};
+use num_traits::{ToPrimitive, Zero};
+
+/// The algorithm [`inverse`] uses.
+///
+/// ```
+/// use dense_inverse::Method;
+/// assert_eq!(Method::default(), Method::Auto);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Method {
+    /// Cholesky when the matrix is exactly Hermitian with a positive real diagonal and the
+    /// factorization succeeds; LU with partial pivoting otherwise.
+    #[default]
+    Auto,
+    /// LU with partial pivoting ([`crate::lu_inverse`]).
+    Lu,
+    /// Cholesky, reading the given triangle ([`crate::cholesky_inverse`]).
+    Cholesky(Uplo),
+    /// Blocked Gauss-Jordan with partial pivoting ([`crate::gauss_jordan_inverse`]).
+    GaussJordan,
+    /// The bordering method, reading the given triangle ([`crate::bordering_inverse`]).
+    Bordering(Uplo, Bordering),
+}
+
+/// An inverse with the method that computed it and its reciprocal condition number.
+///
+/// `rcond ≈ 1/(‖A‖₁·‖A⁻¹‖₁) ∈ [0, 1]`. The inverse's relative error is roughly `ε/rcond`: when
+/// `rcond < ε` (machine epsilon) the inverse may have no correct digits, and
+/// [`is_ill_conditioned`](Self::is_ill_conditioned) says so — check it (or
+/// [`warning`](Self::warning)) before trusting `matrix`.
+///
+/// ```
+/// use dense_inverse::{inverse, Method};
+/// use gpu_blas::{Device, DeviceMatrix};
+/// let a = DeviceMatrix::from_array(&Device::cpu(), &ndarray::array![[1.0f64, 1.0], [1.0, 1.0 + 1e-17]])?;
+/// // 1 + 1e-17 rounds to 1: exactly singular, an error rather than a useless inverse.
+/// assert!(inverse(&a, Method::Auto).is_err());
+/// let b = DeviceMatrix::from_array(&Device::cpu(), &ndarray::array![[1.0f64, 1.0], [1.0, 1.0 + 1e-15]])?;
+/// let inv = inverse(&b, Method::Lu)?;
+/// assert!(inv.is_ill_conditioned() == (inv.rcond < f64::EPSILON));
+/// # Ok::<(), dense_inverse::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Inverse<T: Scalar> {
+    /// `A⁻¹` (`n × n`, leading dimension `n`, on the input's device).
+    pub matrix: DeviceMatrix<T>,
+    /// The method that produced it (never [`Method::Auto`]).
+    pub method_used: Method,
+    /// Reciprocal 1-norm condition number: estimated from the factors (LU, Cholesky) or computed
+    /// exactly from the inverse (Gauss-Jordan, bordering) — see `rcond_exact`.
+    pub rcond: T::Real,
+    /// Whether `rcond` is exact (`1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse) or an estimate.
+    pub rcond_exact: bool,
+    /// `‖A‖₁` of the input.
+    pub norm1: T::Real,
+}
+
+impl<T: Scalar> Inverse<T> {
+    /// Whether `rcond < ε`: the matrix is singular to working precision and `matrix` should not
+    /// be trusted.
+    ///
+    /// ```
+    /// use dense_inverse::{inverse, Method};
+    /// use gpu_blas::{Device, DeviceMatrix};
+    /// let a = DeviceMatrix::from_array(&Device::cpu(), &ndarray::array![[1.0f64, 0.0], [0.0, 1e-20]])?;
+    /// let inv = inverse(&a, Method::Auto)?;
+    /// assert!(inv.is_ill_conditioned());
+    /// # Ok::<(), dense_inverse::Error>(())
+    /// ```
+    pub fn is_ill_conditioned(&self) -> bool {
+        !(self.rcond >= T::epsilon())
+    }
+
+    /// A message when [`is_ill_conditioned`](Self::is_ill_conditioned), else `None`.
+    ///
+    /// ```
+    /// use dense_inverse::{inverse, Method};
+    /// use gpu_blas::{Device, DeviceMatrix};
+    /// let a = DeviceMatrix::from_array(&Device::cpu(), &ndarray::array![[2.0f64, 0.0], [0.0, 1.0]])?;
+    /// assert_eq!(inverse(&a, Method::Auto)?.warning(), None);
+    /// # Ok::<(), dense_inverse::Error>(())
+    /// ```
+    pub fn warning(&self) -> Option<String> {
+        self.is_ill_conditioned().then(|| {
+            format!(
+                "matrix is singular to working precision: rcond = {:e} < eps = {:e}; \
+                 the inverse may have no correct digits",
+                self.rcond.to_f64().unwrap_or(f64::NAN),
+                T::epsilon().to_f64().unwrap_or(f64::NAN)
+            )
+        })
+    }
+}
+
+/// Whether a compact matrix is exactly Hermitian with a positive real diagonal.
+fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
+    (0..n).all(|j| {
+        let d = h[j * n + j];
+        d.im() == T::Real::zero()
+            && d.re() > T::Real::zero()
+            && (j + 1..n).all(|i| h[j * n + i] == h[i * n + j].conj())
+    })
+}
+
+/// `A⁻¹` by the chosen [`Method`], with its reciprocal condition number.
+///
+/// [`Method::Auto`] tries Cholesky when the matrix is exactly Hermitian with a positive real
+/// diagonal (half the work of LU) and falls back to LU with partial pivoting when that
+/// factorization meets a non-positive pivot, or when the matrix is not of that form. LU and
+/// Cholesky report `rcond` estimated from the factors before inversion (LAPACK `gecon`/`pocon`,
+/// see [`crate::lu_rcond`]); Gauss-Jordan and bordering report the exact
+/// `1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse. A result with `rcond < ε` is returned flagged
+/// ([`Inverse::is_ill_conditioned`]), not silently.
+///
+/// Memory: the result; the LU and Cholesky paths work in it, Gauss-Jordan and bordering too
+/// (plus `n × 64` blocks). [`Method::Auto`] re-reads the input when Cholesky fails, so it never
+/// holds a second `n × n` copy.
+///
+/// # Errors
+/// The errors of the chosen method: [`Error::Singular`] for an exactly singular matrix (LU,
+/// Gauss-Jordan), [`Error::NotPositiveDefinite`] ([`Method::Cholesky`] only),
+/// [`Error::SingularLeadingBlock`] (bordering), [`Error::NotSquare`],
+/// [`gpu_blas::Error::NonFinite`], [`gpu_blas::Error::Unsupported`] on a GPU.
+///
+/// ```
+/// use dense_inverse::{inverse, Method};
+/// use gpu_blas::{blas2::Uplo, Device, DeviceMatrix};
+/// let dev = Device::cpu();
+/// let spd = DeviceMatrix::from_array(&dev, &ndarray::array![[4.0f64, 1.0], [1.0, 3.0]])?;
+/// let inv = inverse(&spd, Method::Auto)?;
+/// assert_eq!(inv.method_used, Method::Cholesky(Uplo::Lower));
+/// assert!(!inv.is_ill_conditioned());
+/// let indefinite = DeviceMatrix::from_array(&dev, &ndarray::array![[1.0f64, 2.0], [2.0, 1.0]])?;
+/// assert_eq!(inverse(&indefinite, Method::Auto)?.method_used, Method::Lu);
+/// # Ok::<(), dense_inverse::Error>(())
+/// ```
+pub fn inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>, method: Method) -> Result<Inverse<T>> {
+    const OP: &str = "inverse";
+    let a = a.into();
+    let n = check::square(OP, a.rows(), a.cols())?;
+    match check::backend(OP, a.device())? {
+        Backend::Cpu => {
+            let (h, method_used, rcond, rcond_exact, norm1) = invert_cpu(OP, &a, n, method)?;
+            Ok(Inverse {
+                matrix: check::new_matrix(a.device(), n, h)?,
+                method_used,
+                rcond,
+                rcond_exact,
+                norm1,
+            })
+        }
+    }
+}
+
+type Computed<T> = (Vec<T>, Method, <T as Scalar>::Real, bool, <T as Scalar>::Real);
+
+fn invert_cpu<T: Scalar>(
+    op: &'static str,
+    a: &MatRef<'_, T>,
+    n: usize,
+    method: Method,
+) -> Result<Computed<T>> {
+    let exact = |h: Vec<T>, m: Method, anorm: T::Real| {
+        let xnorm = cpu::condition::norm1(n, &h);
+        let rcond = cpu::condition::rcond_from(n, anorm, xnorm);
+        Ok((h, m, rcond, true, anorm))
+    };
+    match method {
+        Method::Auto => {
+            let mut h = check::read(a)?;
+            check::finite(op, &h)?;
+            let anorm = cpu::condition::norm1(n, &h);
+            if hermitian_positive_diagonal(n, &h) && cpu::cholesky::potrf(n, &mut h).is_ok() {
+                let rcond = cholesky_rcond_host(n, &h, anorm);
+                cpu::cholesky::potri(n, &mut h);
+                return Ok((h, Method::Cholesky(Uplo::Lower), rcond, false, anorm));
+            }
+            let h = check::read(a)?; // potrf may have overwritten part of the copy
+            lu(op, n, h, anorm)
+        }
+        Method::Lu => {
+            let h = check::read(a)?;
+            check::finite(op, &h)?;
+            let anorm = cpu::condition::norm1(n, &h);
+            lu(op, n, h, anorm)
+        }
+        Method::Cholesky(uplo) => {
+            let mut h = check::read_hermitian(op, uplo, a)?;
+            let anorm = cpu::condition::norm1(n, &h);
+            cholesky::factor_host(op, n, &mut h)?;
+            let rcond = cholesky_rcond_host(n, &h, anorm);
+            cpu::cholesky::potri(n, &mut h);
+            Ok((h, method, rcond, false, anorm))
+        }
+        Method::GaussJordan => {
+            let mut h = check::read(a)?;
+            check::finite(op, &h)?;
+            let anorm = cpu::condition::norm1(n, &h);
+            cpu::gauss_jordan::invert(n, &mut h).map_err(|step| Error::Singular { op, step })?;
+            exact(h, method, anorm)
+        }
+        Method::Bordering(uplo, variant) => {
+            let mut h = check::read_hermitian(op, uplo, a)?;
+            let anorm = cpu::condition::norm1(n, &h);
+            bordering::invert_host(op, n, &mut h, variant)?;
+            exact(h, method, anorm)
+        }
+    }
+}
+
+fn lu<T: Scalar>(op: &'static str, n: usize, mut h: Vec<T>, anorm: T::Real) -> Result<Computed<T>> {
+    let mut piv = vec![0i32; n];
+    let info = cpu::lu::getrf(n, &mut h, &mut piv);
+    if info > 0 {
+        return Err(Error::Singular {
+            op,
+            step: info as usize,
+        });
+    }
+    let rcond = lu_rcond_host(n, &h, &piv, anorm);
+    cpu::lu::getri(n, &mut h, &piv);
+    Ok((h, Method::Lu, rcond, false, anorm))
+}
