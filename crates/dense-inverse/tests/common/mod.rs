@@ -28,7 +28,7 @@ pub fn general<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     random_values(n * n, seed)
 }
 
-/// `M·Mᴴ/n + I`: Hermitian positive definite, condition number modest.
+/// `M·Mᴴ/n + I`: exactly Hermitian positive definite, condition number modest.
 pub fn spd<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     let m = c64(&general::<T>(n, seed));
     let mut a = matmul(n, n, n, &m, &adjoint(n, &m));
@@ -37,6 +37,9 @@ pub fn spd<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     }
     for j in 0..n {
         a[j * n + j] = C64::new(a[j * n + j].re + 1.0, 0.0);
+        for i in j + 1..n {
+            a[i * n + j] = a[j * n + i].conj(); // exactly Hermitian
+        }
     }
     from_c64(&a)
 }
