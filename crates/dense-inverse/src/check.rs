@@ -154,11 +154,7 @@ pub(crate) fn write<T: Scalar>(a: &mut MatMut<'_, T>, h: &[T]) -> Result<()> {
 }
 
 /// Writes only the `uplo` triangle (diagonal included) of a compact `n × n` host matrix.
-pub(crate) fn write_triangle<T: Scalar>(
-    uplo: Uplo,
-    a: &mut MatMut<'_, T>,
-    h: &[T],
-) -> Result<()> {
+pub(crate) fn write_triangle<T: Scalar>(uplo: Uplo, a: &mut MatMut<'_, T>, h: &[T]) -> Result<()> {
     let n = a.rows();
     for j in 0..n {
         let (lo, hi) = match uplo {

@@ -79,7 +79,10 @@ fn finish_factor<T: Scalar>(uplo: Uplo, n: usize, h: &mut [T]) {
 /// assert_eq!(a.to_array()?, ndarray::array![[3.0, 7.0], [1.0, 2.0]]);
 /// # Ok::<(), dense_inverse::Error>(())
 /// ```
-pub fn cholesky_factor_in_place<'a, T: Scalar>(uplo: Uplo, a: impl Into<MatMut<'a, T>>) -> Result<()> {
+pub fn cholesky_factor_in_place<'a, T: Scalar>(
+    uplo: Uplo,
+    a: impl Into<MatMut<'a, T>>,
+) -> Result<()> {
     const OP: &str = "cholesky_factor_in_place";
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
@@ -147,7 +150,10 @@ pub(crate) fn read_factor<T: Scalar>(
 ) -> Result<Vec<T>> {
     let n = f.rows();
     let mut l = check::read_hermitian(op, uplo, f)?;
-    if let Some(j) = (0..n).find(|&j| !(l[j * n + j].re() > num_traits::Zero::zero())) {
+    if let Some(j) = (0..n).find(|&j| {
+        let d = l[j * n + j].re();
+        d <= num_traits::Zero::zero() || num_traits::Float::is_nan(d)
+    }) {
         return Err(Error::NotPositiveDefinite { op, column: j + 1 });
     }
     // read_hermitian mirrored the triangle; the lower triangle now holds L either way.
@@ -205,12 +211,15 @@ pub fn cholesky_inverse<'a, T: Scalar>(
 /// ```
 /// use dense_inverse::cholesky_inverse_in_place;
 /// use gpu_blas::{blas2::Uplo, Device, DeviceMatrix};
-/// let mut a = DeviceMatrix::from_array(&Device::cpu(), &ndarray::array![[2.0f64, 0.0], [0.0, 8.0]])?;
+/// let mut a = DeviceMatrix::from_array(&Device::cpu(), &ndarray::array![[4.0f64, 0.0], [0.0, 16.0]])?;
 /// cholesky_inverse_in_place(Uplo::Lower, &mut a)?;
-/// assert_eq!(a.to_array()?, ndarray::array![[0.5, 0.0], [0.0, 0.125]]);
+/// assert_eq!(a.to_array()?, ndarray::array![[0.25, 0.0], [0.0, 0.0625]]);
 /// # Ok::<(), dense_inverse::Error>(())
 /// ```
-pub fn cholesky_inverse_in_place<'a, T: Scalar>(uplo: Uplo, a: impl Into<MatMut<'a, T>>) -> Result<()> {
+pub fn cholesky_inverse_in_place<'a, T: Scalar>(
+    uplo: Uplo,
+    a: impl Into<MatMut<'a, T>>,
+) -> Result<()> {
     const OP: &str = "cholesky_inverse_in_place";
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;

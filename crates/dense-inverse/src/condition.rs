@@ -52,7 +52,10 @@ pub fn hermitian_norm1<'a, T: Scalar>(uplo: Uplo, a: impl Into<MatRef<'a, T>>) -
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
-        Backend::Cpu => Ok(cpu::condition::norm1(n, &check::read_hermitian(OP, uplo, &a)?)),
+        Backend::Cpu => Ok(cpu::condition::norm1(
+            n,
+            &check::read_hermitian(OP, uplo, &a)?,
+        )),
     }
 }
 

@@ -66,7 +66,7 @@ pub(crate) fn from_factors<T: Scalar>(n: usize, lu: &[T], piv: &[i32]) -> Determ
         if piv[j] as usize != j + 1 {
             sign = -sign;
         }
-        log_abs = log_abs + Float::ln(m);
+        log_abs += Float::ln(m);
     }
     // Renormalize the accumulated phase (rounding drifts its modulus).
     let m = sign.abs();

@@ -2,6 +2,14 @@
 //! inverse or factorization that was asked for.
 
 /// Result alias used throughout the crate.
+///
+/// ```
+/// fn order(a: &gpu_blas::DeviceMatrix<f64>) -> dense_inverse::Result<usize> {
+///     Ok(dense_inverse::lu_factor(a)?.pivots.len())
+/// }
+/// let a = gpu_blas::DeviceMatrix::<f64>::zeros(&gpu_blas::Device::cpu(), 3, 3).unwrap();
+/// assert_eq!(order(&a).unwrap(), 3);
+/// ```
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Everything that can go wrong in a `dense-inverse` call.

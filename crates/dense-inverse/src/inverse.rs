@@ -79,7 +79,7 @@ impl<T: Scalar> Inverse<T> {
     /// # Ok::<(), dense_inverse::Error>(())
     /// ```
     pub fn is_ill_conditioned(&self) -> bool {
-        !(self.rcond >= T::epsilon())
+        self.rcond < T::epsilon() || num_traits::Float::is_nan(self.rcond)
     }
 
     /// A message when [`is_ill_conditioned`](Self::is_ill_conditioned), else `None`.
@@ -163,7 +163,13 @@ pub fn inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>, method: Method) -> Re
     }
 }
 
-type Computed<T> = (Vec<T>, Method, <T as Scalar>::Real, bool, <T as Scalar>::Real);
+type Computed<T> = (
+    Vec<T>,
+    Method,
+    <T as Scalar>::Real,
+    bool,
+    <T as Scalar>::Real,
+);
 
 fn invert_cpu<T: Scalar>(
     op: &'static str,

@@ -33,7 +33,9 @@ fn spd_and_indefinite<T: Scalar>(dev: &gpu_blas::Device) {
         ] {
             for &v in VARIANTS {
                 let ad = upload(dev, n, &with_nan_above(n, &a));
-                let Some(x) = on(dev, bordering_inverse(Uplo::Lower, &ad, v)) else { return };
+                let Some(x) = on(dev, bordering_inverse(Uplo::Lower, &ad, v)) else {
+                    return;
+                };
                 let x = download(&x.unwrap());
                 assert_inverse(n, &a, &x, &format!("bordering {kind} {v:?}"));
                 let ad = upload(dev, n, &a);
@@ -48,7 +50,11 @@ fn in_place_view<T: Scalar>(dev: &gpu_blas::Device) {
     let n = 70;
     let a = spd::<T>(n, 3);
     let mut big = padded(dev, n, &a);
-    let r = bordering_inverse_in_place(Uplo::Upper, big.block_mut(1, 2, n, n).unwrap(), Bordering::Blocked(16));
+    let r = bordering_inverse_in_place(
+        Uplo::Upper,
+        big.block_mut(1, 2, n, n).unwrap(),
+        Bordering::Blocked(16),
+    );
     let Some(r) = on(dev, r) else { return };
     r.unwrap();
     let (x, outside) = unpad(&big, n);
@@ -69,9 +75,16 @@ fn breakdown<T: Scalar>(dev: &gpu_blas::Device) {
     a[2 * n + 2] = a[0];
     let ad = upload(dev, n, &a);
     for &v in VARIANTS {
-        let Some(r) = on(dev, bordering_inverse(Uplo::Lower, &ad, v)) else { return };
+        let Some(r) = on(dev, bordering_inverse(Uplo::Lower, &ad, v)) else {
+            return;
+        };
         match r {
-            Err(Error::SingularLeadingBlock { step, beta, threshold, .. }) => {
+            Err(Error::SingularLeadingBlock {
+                step,
+                beta,
+                threshold,
+                ..
+            }) => {
                 assert_eq!(step, 3, "{v:?}");
                 assert!(beta <= threshold);
             }

@@ -37,7 +37,9 @@ fn factor_solve_inverse<T: Scalar>(dev: &gpu_blas::Device) {
         let a = spd::<T>(n, 11 + n as u64);
         for uplo in [Uplo::Lower, Uplo::Upper] {
             let ad = upload(dev, n, &poison(n, &a, uplo));
-            let Some(f) = on(dev, cholesky_factor(uplo, &ad)) else { return };
+            let Some(f) = on(dev, cholesky_factor(uplo, &ad)) else {
+                return;
+            };
             let f = c64(&download(&f.unwrap()));
             // A = L·Lᴴ or Uᴴ·U, the other triangle zero.
             let rec = match uplo {
@@ -46,7 +48,11 @@ fn factor_solve_inverse<T: Scalar>(dev: &gpu_blas::Device) {
             };
             let d: Vec<C64> = rec.iter().zip(c64(&a)).map(|(x, y)| x - y).collect();
             let tol = c_eps::<T>() * n as f64 * norm_inf(n, n, &c64(&a));
-            assert!(norm_inf(n, n, &d) <= tol, "{} {uplo:?} n = {n}: ‖A − LLᴴ‖", T::PREFIX);
+            assert!(
+                norm_inf(n, n, &d) <= tol,
+                "{} {uplo:?} n = {n}: ‖A − LLᴴ‖",
+                T::PREFIX
+            );
             let fd = cholesky_factor(uplo, &ad).unwrap();
             if n > 0 {
                 let b0 = random_values::<T>(n * 2, 5);
@@ -73,7 +79,9 @@ fn in_place<T: Scalar>(dev: &gpu_blas::Device) {
         for uplo in [Uplo::Lower, Uplo::Upper] {
             let pa = poison(n, &a, uplo);
             let mut m = upload(dev, n, &pa);
-            let Some(r) = on(dev, cholesky_factor_in_place(uplo, &mut m)) else { return };
+            let Some(r) = on(dev, cholesky_factor_in_place(uplo, &mut m)) else {
+                return;
+            };
             r.unwrap();
             let got = download(&m);
             let want = download(&cholesky_factor(uplo, &upload(dev, n, &a)).unwrap());
@@ -103,14 +111,28 @@ fn not_positive_definite<T: Scalar>(dev: &gpu_blas::Device) {
     let n = 90;
     let a = hermitian_indefinite::<T>(n, 2); // diagonal +3n, −3n, ...: fails at column 2
     let ad = upload(dev, n, &a);
-    let Some(r) = on(dev, cholesky_factor(Uplo::Lower, &ad)) else { return };
-    assert_eq!(r.unwrap_err(), Error::NotPositiveDefinite { op: "cholesky_factor", column: 2 });
+    let Some(r) = on(dev, cholesky_factor(Uplo::Lower, &ad)) else {
+        return;
+    };
+    assert_eq!(
+        r.unwrap_err(),
+        Error::NotPositiveDefinite {
+            op: "cholesky_factor",
+            column: 2
+        }
+    );
     // A pivot failing deep inside: SPD except a[70][70] lowered far below its Schur complement.
     let mut b = spd::<T>(n, 4);
     b[70 * n + 70] = T::from_f64(-1.0);
     let mut m = upload(dev, n, &b);
     let e = cholesky_inverse_in_place(Uplo::Upper, &mut m).unwrap_err();
-    assert_eq!(e, Error::NotPositiveDefinite { op: "cholesky_inverse_in_place", column: 71 });
+    assert_eq!(
+        e,
+        Error::NotPositiveDefinite {
+            op: "cholesky_inverse_in_place",
+            column: 71
+        }
+    );
     assert_eq!(download(&m), b, "buffer written on error");
     assert!(e.to_string().contains("column 71"));
 }

@@ -9,7 +9,9 @@ use gpu_blas::Scalar;
 fn general_sizes<T: Scalar>(dev: &gpu_blas::Device) {
     for &n in &[0usize, 1, 2, 3, 33, 63, 64, 65, 128, 190] {
         let a = general::<T>(n, 21 + n as u64);
-        let Some(x) = on(dev, gauss_jordan_inverse(&upload(dev, n, &a))) else { return };
+        let Some(x) = on(dev, gauss_jordan_inverse(&upload(dev, n, &a))) else {
+            return;
+        };
         assert_inverse(n, &a, &download(&x.unwrap()), "gauss_jordan_inverse");
         let mut big = padded(dev, n, &a);
         gauss_jordan_inverse_in_place(big.block_mut(1, 2, n, n).unwrap()).unwrap();
@@ -23,10 +25,15 @@ fn singular<T: Scalar>(dev: &gpu_blas::Device) {
     for &(n, j) in &[(1usize, 0usize), (4, 3), (100, 70)] {
         let a = zero_col::<T>(n, j, 8);
         let mut m = upload(dev, n, &a);
-        let Some(r) = on(dev, gauss_jordan_inverse_in_place(&mut m)) else { return };
+        let Some(r) = on(dev, gauss_jordan_inverse_in_place(&mut m)) else {
+            return;
+        };
         assert_eq!(
             r.unwrap_err(),
-            Error::Singular { op: "gauss_jordan_inverse_in_place", step: j + 1 }
+            Error::Singular {
+                op: "gauss_jordan_inverse_in_place",
+                step: j + 1
+            }
         );
         assert_eq!(download(&m), a, "buffer written on error");
     }

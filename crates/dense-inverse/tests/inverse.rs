@@ -15,7 +15,11 @@ use num_traits::ToPrimitive;
 
 /// Exact `1/(‖A‖₁·‖A⁻¹‖₁)` from a Complex64 inverse.
 fn rcond_exact(n: usize, a: &[C64], x: &[C64]) -> f64 {
-    let n1 = |m: &[C64]| (0..n).map(|j| (0..n).map(|i| m[j * n + i].norm()).sum::<f64>()).fold(0.0, f64::max);
+    let n1 = |m: &[C64]| {
+        (0..n)
+            .map(|j| (0..n).map(|i| m[j * n + i].norm()).sum::<f64>())
+            .fold(0.0, f64::max)
+    };
     1.0 / (n1(a) * n1(x))
 }
 
@@ -28,16 +32,24 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
     ];
     for (kind, a, want) in cases {
         let ad = upload(dev, n, &a);
-        let Some(inv) = on(dev, inverse(&ad, Method::Auto)) else { return };
+        let Some(inv) = on(dev, inverse(&ad, Method::Auto)) else {
+            return;
+        };
         let inv = inv.unwrap();
         assert_eq!(inv.method_used, want, "{kind}");
-        assert!(!inv.is_ill_conditioned() && inv.warning().is_none(), "{kind}");
+        assert!(
+            !inv.is_ill_conditioned() && inv.warning().is_none(),
+            "{kind}"
+        );
         let x = download(&inv.matrix);
         assert_inverse(n, &a, &x, kind);
         // The estimate bounds the exact rcond from above, within a small factor.
         let exact = rcond_exact(n, &c64(&a), &c64(&x));
         let est = inv.rcond.to_f64().unwrap();
-        assert!(est >= exact * 0.999 && est <= 10.0 * exact, "{kind}: rcond {est} vs {exact}");
+        assert!(
+            est >= exact * 0.999 && est <= 10.0 * exact,
+            "{kind}: rcond {est} vs {exact}"
+        );
         assert!(!inv.rcond_exact);
     }
 }
@@ -54,7 +66,9 @@ fn methods_agree<T: Scalar>(dev: &gpu_blas::Device) {
         Method::Bordering(Uplo::Lower, Bordering::Unblocked),
         Method::Bordering(Uplo::Upper, Bordering::Blocked(32)),
     ];
-    let Some(r) = on(dev, inverse(&ad, Method::Lu)) else { return };
+    let Some(r) = on(dev, inverse(&ad, Method::Lu)) else {
+        return;
+    };
     let reference = c64(&download(&r.unwrap().matrix));
     let xnorm = norm_inf(n, n, &reference);
     // Two backward-stable inverses differ by at most about κ·(their residual bounds).
@@ -65,10 +79,17 @@ fn methods_agree<T: Scalar>(dev: &gpu_blas::Device) {
         let d: Vec<C64> = x.iter().zip(&reference).map(|(p, q)| p - q).collect();
         let rel = norm_inf(n, n, &d) / xnorm;
         let tol = 2.0 * c_eps::<T>() * n as f64 * kappa;
-        assert!(rel <= tol, "{m:?} {}: relative difference {rel:e} > {tol:e}", T::PREFIX);
+        assert!(
+            rel <= tol,
+            "{m:?} {}: relative difference {rel:e} > {tol:e}",
+            T::PREFIX
+        );
         let exact = rcond_exact(n, &c64(&a), &x);
         let got = inv.rcond.to_f64().unwrap();
-        assert!(got >= exact * 0.99 && got <= 10.0 * exact, "{m:?}: rcond {got} vs {exact}");
+        assert!(
+            got >= exact * 0.99 && got <= 10.0 * exact,
+            "{m:?}: rcond {got} vs {exact}"
+        );
     }
 }
 
@@ -82,10 +103,19 @@ fn ill_conditioned_is_flagged<T: Scalar>(dev: &gpu_blas::Device) {
     }
     let ad = upload(dev, n, &a);
     for m in [Method::Auto, Method::Lu, Method::GaussJordan] {
-        let Some(r) = on(dev, inverse(&ad, m)) else { return };
+        let Some(r) = on(dev, inverse(&ad, m)) else {
+            return;
+        };
         let inv = r.unwrap();
-        assert!(inv.is_ill_conditioned(), "{m:?}: rcond {} not flagged", inv.rcond);
-        assert!(inv.warning().unwrap().contains("singular to working precision"));
+        assert!(
+            inv.is_ill_conditioned(),
+            "{m:?}: rcond {} not flagged",
+            inv.rcond
+        );
+        assert!(inv
+            .warning()
+            .unwrap()
+            .contains("singular to working precision"));
     }
     // A nearly singular matrix of the LU tests (κ ≈ 1e10) is flagged in f32 only.
     let b = nearly_singular::<T>(n, 5);
@@ -96,25 +126,41 @@ fn ill_conditioned_is_flagged<T: Scalar>(dev: &gpu_blas::Device) {
     }
     // Exactly singular: an error, never a flagged result.
     let z = zero_col::<T>(n, 4, 1);
-    assert!(matches!(inverse(&upload(dev, n, &z), Method::Auto), Err(Error::Singular { step: 5, .. })));
+    assert!(matches!(
+        inverse(&upload(dev, n, &z), Method::Auto),
+        Err(Error::Singular { step: 5, .. })
+    ));
 }
 
 fn rcond_functions<T: Scalar>(dev: &gpu_blas::Device) {
     let n = 50;
     let a = spd::<T>(n, 77);
     let ad = upload(dev, n, &a);
-    let Some(f) = on(dev, lu_factor(&ad)) else { return };
+    let Some(f) = on(dev, lu_factor(&ad)) else {
+        return;
+    };
     let f = f.unwrap();
     let anorm = norm1(&ad).unwrap();
-    let r1 = lu_rcond(&f.factors, &f.pivots, anorm).unwrap().to_f64().unwrap();
+    let r1 = lu_rcond(&f.factors, &f.pivots, anorm)
+        .unwrap()
+        .to_f64()
+        .unwrap();
     let l = cholesky_factor(Uplo::Upper, &ad).unwrap();
     let hn = hermitian_norm1(Uplo::Upper, &ad).unwrap();
-    assert!((hn.to_f64().unwrap() - anorm.to_f64().unwrap()).abs() <= 1e-5 * anorm.to_f64().unwrap());
-    let r2 = cholesky_rcond(Uplo::Upper, &l, hn).unwrap().to_f64().unwrap();
+    assert!(
+        (hn.to_f64().unwrap() - anorm.to_f64().unwrap()).abs() <= 1e-5 * anorm.to_f64().unwrap()
+    );
+    let r2 = cholesky_rcond(Uplo::Upper, &l, hn)
+        .unwrap()
+        .to_f64()
+        .unwrap();
     let x = download(&inverse(&ad, Method::Lu).unwrap().matrix);
     let exact = rcond_exact(n, &c64(&a), &c64(&x));
     for r in [r1, r2] {
-        assert!(r >= exact * 0.999 && r <= 10.0 * exact, "rcond {r} vs {exact}");
+        assert!(
+            r >= exact * 0.999 && r <= 10.0 * exact,
+            "rcond {r} vs {exact}"
+        );
     }
 }
 
@@ -147,11 +193,20 @@ fn determinants<T: Scalar>(dev: &gpu_blas::Device) {
     }
     want_phase = -want_phase;
     let a: Vec<T> = from_c64(&a);
-    let Some(d) = on(dev, determinant(&upload(dev, n, &a))) else { return };
+    let Some(d) = on(dev, determinant(&upload(dev, n, &a))) else {
+        return;
+    };
     let d = d.unwrap();
     let tol = 1e3 * c_eps::<T>() * n as f64;
-    assert!((d.log_abs.to_f64().unwrap() - want_log).abs() <= tol * want_log, "log|det|");
-    assert!((d.sign.to_c64() - want_phase).norm() <= tol, "phase {:?} vs {want_phase}", d.sign);
+    assert!(
+        (d.log_abs.to_f64().unwrap() - want_log).abs() <= tol * want_log,
+        "log|det|"
+    );
+    assert!(
+        (d.sign.to_c64() - want_phase).norm() <= tol,
+        "phase {:?} vs {want_phase}",
+        d.sign
+    );
     if T::epsilon().to_f64().unwrap() < 1e-10 {
         let v = d.value().to_c64();
         assert!((v - want_phase * want_log.exp()).norm() <= tol * want_log.exp());

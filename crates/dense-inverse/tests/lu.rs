@@ -22,7 +22,10 @@ fn assert_lu<T: Scalar>(n: usize, a: &[T], f: &[T], piv: &[i32]) {
         }
     }
     let f = c64(f);
-    let (mut l, mut u) = (vec![C64::new(0.0, 0.0); n * n], vec![C64::new(0.0, 0.0); n * n]);
+    let (mut l, mut u) = (
+        vec![C64::new(0.0, 0.0); n * n],
+        vec![C64::new(0.0, 0.0); n * n],
+    );
     for j in 0..n {
         for i in 0..n {
             if i > j {
@@ -36,20 +39,26 @@ fn assert_lu<T: Scalar>(n: usize, a: &[T], f: &[T], piv: &[i32]) {
     let lu = matmul(n, n, n, &l, &u);
     let d: Vec<C64> = pa.iter().zip(&lu).map(|(x, y)| x - y).collect();
     let tol = c_eps::<T>() * n as f64 * norm_inf(n, n, &c64(a));
-    assert!(norm_inf(n, n, &d) <= tol, "{} n = {n}: ‖PA − LU‖ too large", T::PREFIX);
+    assert!(
+        norm_inf(n, n, &d) <= tol,
+        "{} n = {n}: ‖PA − LU‖ too large",
+        T::PREFIX
+    );
 }
 
 fn factor_solve_inverse<T: Scalar>(dev: &gpu_blas::Device) {
     for &n in SIZES {
         let a = general::<T>(n, 7 + n as u64);
         let ad = upload(dev, n, &a);
-        let Some(f) = on(dev, lu_factor(&ad)) else { return };
+        let Some(f) = on(dev, lu_factor(&ad)) else {
+            return;
+        };
         let f = f.unwrap();
         assert_eq!(f.info, 0);
         let piv = f.pivots.to_vec().unwrap();
         assert!(piv.iter().all(|&p| p >= 1 && p as usize <= n));
         assert_lu(n, &a, &download(&f.factors), &piv);
-        assert_eq!(f.determinant().unwrap().is_zero(), false);
+        assert!(!f.determinant().unwrap().is_zero());
         for trans in [Trans::N, Trans::T, Trans::C] {
             if n == 0 {
                 break;
@@ -97,15 +106,26 @@ fn singular<T: Scalar>(dev: &gpu_blas::Device) {
     for &(n, j) in &[(1usize, 0usize), (5, 2), (70, 66), (130, 3)] {
         let a = zero_col::<T>(n, j, 3);
         let ad = upload(dev, n, &a);
-        let Some(f) = on(dev, lu_factor(&ad)) else { return };
+        let Some(f) = on(dev, lu_factor(&ad)) else {
+            return;
+        };
         let f = f.unwrap();
         // Column j is zero, so U(j, j) is the first exact zero (earlier pivots are non-zero
         // for random columns).
         assert_eq!(f.info, j as i32 + 1);
         assert!(f.determinant().unwrap().is_zero());
-        assert_eq!(lu_inverse(&ad).unwrap_err(), Error::Singular { op: "lu_inverse", step: j + 1 });
+        assert_eq!(
+            lu_inverse(&ad).unwrap_err(),
+            Error::Singular {
+                op: "lu_inverse",
+                step: j + 1
+            }
+        );
         let mut m = upload(dev, n, &a);
-        assert!(matches!(lu_inverse_in_place(&mut m), Err(Error::Singular { .. })));
+        assert!(matches!(
+            lu_inverse_in_place(&mut m),
+            Err(Error::Singular { .. })
+        ));
         assert_eq!(download(&m), a, "buffer written on error");
         let mut b = DeviceMatrix::<T>::zeros(dev, n, 1).unwrap();
         assert!(matches!(
@@ -118,7 +138,9 @@ fn singular<T: Scalar>(dev: &gpu_blas::Device) {
 fn nearly_singular_still_accurate<T: Scalar>(dev: &gpu_blas::Device) {
     let n = 40;
     let a = nearly_singular::<T>(n, 5);
-    let Some(x) = on(dev, lu_inverse(&upload(dev, n, &a))) else { return };
+    let Some(x) = on(dev, lu_inverse(&upload(dev, n, &a))) else {
+        return;
+    };
     // f32 may hit an exact zero pivot or overflow; f64 inverts with the usual residual bound.
     if T::epsilon().to_c64().re < 1e-10 {
         assert_inverse(n, &a, &download(&x.unwrap()), "nearly singular");

@@ -34,9 +34,15 @@ fn method(k: usize, b: usize) -> Method {
 fn case<T: Scalar>(dev: &gpu_blas::Device, n: usize, k: usize, b: usize, seed: u64) {
     let m = method(k, b);
     // Cholesky and bordering need an SPD (or at least nonsingular-leading-block) matrix.
-    let a = if k >= 2 && k != 3 { spd::<T>(n, seed) } else { general::<T>(n, seed) };
+    let a = if k >= 2 && k != 3 {
+        spd::<T>(n, seed)
+    } else {
+        general::<T>(n, seed)
+    };
     let ad = upload(dev, n, &a);
-    let Some(r) = on(dev, inverse(&ad, m)) else { return };
+    let Some(r) = on(dev, inverse(&ad, m)) else {
+        return;
+    };
     let inv = r.unwrap();
     assert!(!inv.is_ill_conditioned());
     assert_inverse(n, &a, &download(&inv.matrix), &format!("{m:?}"));

@@ -89,7 +89,12 @@ pub(crate) fn trsm_left<T: Scalar>(
         let mut k = 0;
         while k < n {
             let e = (k + NB).min(n);
-            trsm_small(true, unit, &t.slice(s![k..e, k..e]), b.slice_mut(s![k..e, ..]));
+            trsm_small(
+                true,
+                unit,
+                &t.slice(s![k..e, k..e]),
+                b.slice_mut(s![k..e, ..]),
+            );
             if e < n {
                 let (top, bot) = b.view_mut().split_at(Axis(0), e);
                 gemm(
@@ -106,7 +111,12 @@ pub(crate) fn trsm_left<T: Scalar>(
         let mut e = n;
         while e > 0 {
             let k = e.saturating_sub(NB);
-            trsm_small(false, unit, &t.slice(s![k..e, k..e]), b.slice_mut(s![k..e, ..]));
+            trsm_small(
+                false,
+                unit,
+                &t.slice(s![k..e, k..e]),
+                b.slice_mut(s![k..e, ..]),
+            );
             if k > 0 {
                 let (top, bot) = b.view_mut().split_at(Axis(0), k);
                 gemm(

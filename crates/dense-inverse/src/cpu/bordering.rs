@@ -34,16 +34,26 @@ pub(crate) fn unblocked<T: Scalar>(
         // q_i = −Σ_k W⁻¹(i, k)·r_k = −(column i of W⁻¹)ᴴ·r, W⁻¹ Hermitian.
         let qi = |i: usize| -> T {
             let c = &a[i * n..i * n + t];
-            -c.iter().zip(&r[..t]).map(|(&w, &x)| w.conj() * x).sum::<T>()
+            -c.iter()
+                .zip(&r[..t])
+                .map(|(&w, &x)| w.conj() * x)
+                .sum::<T>()
         };
         if t * t < PAR_STEP {
             q[..t].iter_mut().enumerate().for_each(|(i, v)| *v = qi(i));
         } else {
-            q[..t].par_iter_mut().enumerate().for_each(|(i, v)| *v = qi(i));
+            q[..t]
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = qi(i));
         }
-        let rq: T = r[..t].iter().zip(&q[..t]).map(|(&x, &y)| x.conj() * y).sum();
+        let rq: T = r[..t]
+            .iter()
+            .zip(&q[..t])
+            .map(|(&x, &y)| x.conj() * y)
+            .sum();
         let beta = a[t * n + t].re() + rq.re();
-        if !(Float::abs(beta) > threshold) || !Float::is_finite(beta) {
+        if Float::abs(beta) <= threshold || !Float::is_finite(beta) {
             return Err(Breakdown {
                 step: t + 1 + offset,
                 beta: Float::abs(beta).to_f64().unwrap_or(f64::NAN),
@@ -114,7 +124,8 @@ pub(crate) fn blocked<T: Scalar>(
             mm.slice_mut(s![..t, ..t]),
         );
         mm.slice_mut(s![..t, t..e]).assign(&qs);
-        mm.slice_mut(s![t..e, ..t]).assign(&qs.t().mapv(|v| v.conj()));
+        mm.slice_mut(s![t..e, ..t])
+            .assign(&qs.t().mapv(|v| v.conj()));
         mm.slice_mut(s![t..e, t..e]).assign(&sinv);
         t = e;
     }

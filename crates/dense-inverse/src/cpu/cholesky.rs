@@ -23,9 +23,9 @@ pub(crate) fn potrf<T: Scalar>(n: usize, a: &mut [T]) -> Result<(), usize> {
             let col = &mut rest[..n];
             let mut d = col[j].re();
             for c in k..j {
-                d = d - done[c * n + j].abs().powi(2);
+                d -= done[c * n + j].abs().powi(2);
             }
-            if !(d > T::Real::zero()) || !Float::is_finite(d) {
+            if d <= T::Real::zero() || !Float::is_finite(d) {
                 return Err(j + 1);
             }
             let ljj = Float::sqrt(d);
@@ -53,7 +53,10 @@ pub(crate) fn potrf<T: Scalar>(n: usize, a: &mut [T]) -> Result<(), usize> {
             let mut a22 = right.slice_move(s![e.., ..]);
             let cols = a22.ncols();
             let step = NB.max(cols.div_ceil(4 * rayon::current_num_threads().max(1)));
-            let chunks: Vec<_> = a22.axis_chunks_iter_mut(Axis(1), step).enumerate().collect();
+            let chunks: Vec<_> = a22
+                .axis_chunks_iter_mut(Axis(1), step)
+                .enumerate()
+                .collect();
             let update = |(i, c): (usize, ndarray::ArrayViewMut2<'_, T>)| {
                 let c0 = i * step;
                 let cw = c.ncols();

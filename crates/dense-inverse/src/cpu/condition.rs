@@ -10,12 +10,24 @@ pub(crate) fn norm1<T: Scalar>(n: usize, h: &[T]) -> T::Real {
         return T::Real::zero();
     }
     h.chunks(n)
-        .map(|c| c.iter().map(|v| v.abs()).fold(T::Real::zero(), |s, v| s + v))
-        .fold(T::Real::zero(), |m, s| if s > m || Float::is_nan(s) { s } else { m })
+        .map(|c| {
+            c.iter()
+                .map(|v| v.abs())
+                .fold(T::Real::zero(), |s, v| s + v)
+        })
+        .fold(T::Real::zero(), |m, s| {
+            if s > m || Float::is_nan(s) {
+                s
+            } else {
+                m
+            }
+        })
 }
 
 fn sum_abs<T: Scalar>(x: &[T]) -> T::Real {
-    x.iter().map(|v| v.abs()).fold(T::Real::zero(), |s, v| s + v)
+    x.iter()
+        .map(|v| v.abs())
+        .fold(T::Real::zero(), |s, v| s + v)
 }
 
 /// `x/|x|`, or 1 where `x = 0`.
@@ -45,7 +57,10 @@ fn argmax<T: Scalar>(x: &[T]) -> usize {
 /// sign(B·x)|`, then the alternating test vector `x_i = ±(1 + i/(n − 1))`, whose `2‖Bx‖₁/(3n)`
 /// guards against the rare cases where the iteration is fooled. Usually within a factor of 3 of
 /// `‖B‖₁`, at the cost of a few products.
-pub(crate) fn norm1_estimate<T: Scalar>(n: usize, mut apply: impl FnMut(&mut [T], bool)) -> T::Real {
+pub(crate) fn norm1_estimate<T: Scalar>(
+    n: usize,
+    mut apply: impl FnMut(&mut [T], bool),
+) -> T::Real {
     if n == 0 {
         return T::Real::zero();
     }
@@ -108,7 +123,7 @@ pub(crate) fn rcond_from<R: Float>(n: usize, anorm: R, ainv_norm: R) -> R {
     if n == 0 {
         return R::one();
     }
-    if !(anorm > R::zero()) || !ainv_norm.is_finite() || ainv_norm.is_nan() {
+    if anorm <= R::zero() || anorm.is_nan() || !ainv_norm.is_finite() {
         return R::zero();
     }
     if ainv_norm == R::zero() {

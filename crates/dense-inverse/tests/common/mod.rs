@@ -101,8 +101,12 @@ pub fn adjoint(n: usize, a: &[C64]) -> Vec<C64> {
 
 /// `(m × k)·(k × p)`, column-major, through ndarray.
 pub fn matmul(m: usize, k: usize, p: usize, a: &[C64], b: &[C64]) -> Vec<C64> {
-    let a = Array2::from_shape_vec((k, m), a.to_vec()).unwrap().reversed_axes();
-    let b = Array2::from_shape_vec((p, k), b.to_vec()).unwrap().reversed_axes();
+    let a = Array2::from_shape_vec((k, m), a.to_vec())
+        .unwrap()
+        .reversed_axes();
+    let b = Array2::from_shape_vec((p, k), b.to_vec())
+        .unwrap()
+        .reversed_axes();
     let c = a.dot(&b);
     c.t().iter().copied().collect()
 }
@@ -145,9 +149,14 @@ pub fn assert_solve<T: Scalar>(n: usize, a: &[C64], x: &[T], b: &[T], nrhs: usiz
     let ax = matmul(n, n, nrhs, a, &x);
     let d: Vec<C64> = ax.iter().zip(&b).map(|(p, q)| p - q).collect();
     let res = norm_inf(n, nrhs, &d);
-    let tol =
-        c_eps::<T>() * n as f64 * (norm_inf(n, n, a) * norm_inf(n, nrhs, &x) + norm_inf(n, nrhs, &b));
-    assert!(res <= tol, "{what} {}: n = {n}: ‖AX − B‖ = {res:e} > {tol:e}", T::PREFIX);
+    let tol = c_eps::<T>()
+        * n as f64
+        * (norm_inf(n, n, a) * norm_inf(n, nrhs, &x) + norm_inf(n, nrhs, &b));
+    assert!(
+        res <= tol,
+        "{what} {}: n = {n}: ‖AX − B‖ = {res:e} > {tol:e}",
+        T::PREFIX
+    );
 }
 
 /// `a` (compact `n × n`) on `dev` as an `n × n` block at (1, 2) of an `(n + 3) × (n + 2)`
