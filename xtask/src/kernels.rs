@@ -132,7 +132,9 @@ impl<'a> Compiler<'a> {
         let mut fatbinary = self.toolchain.tool("fatbinary");
         fatbinary
             .arg(format!("--create={}", fatbin_path.display()))
-            .arg("-64");
+            .arg("-64")
+            // Machine code compressed too: the driver decompresses on load.
+            .arg("--compress-all");
         if self.lineinfo {
             fatbinary
                 .arg(format!("--ident={source}"))

@@ -1,6 +1,7 @@
 //! Uniform batches: `batch` matrices of one size `n`, a fixed stride apart in one buffer.
 
 use crate::check::{self, dims};
+use crate::gpu::{self, Desc};
 use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
 use gpu_blas::blas2::Trans;
 use gpu_blas::{DeviceVec, Result, Scalar};
@@ -120,6 +121,30 @@ fn all_pivots_valid(op: &'static str, l: &BatchLayout, piv: &[i32]) -> Result<()
         .try_for_each(|(k, p)| check::pivots_valid(op, l.n, p, k * l.n))
 }
 
+/// On a GPU: fails with [`Error::NonFinite`](gpu_blas::Error::NonFinite) at the first NaN or
+/// infinity inside a matrix (a scan before anything is written).
+pub(crate) fn gpu_finite<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>) -> Result<()> {
+    match gpu::first_nonfinite(op, d, a)? {
+        None => Ok(()),
+        Some(index) => Err(gpu_blas::Error::NonFinite { op, index }),
+    }
+}
+
+/// On a GPU: fails with [`Error::OutOfBounds`](gpu_blas::Error::OutOfBounds) at the first
+/// pivot outside `1..=n_k`.
+pub(crate) fn gpu_pivots(op: &'static str, d: &Desc, piv: &DeviceVec<i32>) -> Result<()> {
+    match gpu::first_bad_pivot(op, d, piv)? {
+        None => Ok(()),
+        Some(i) => {
+            let v = piv.read_range(i, 1)?[0];
+            Err(gpu_blas::Error::OutOfBounds {
+                op,
+                detail: format!("pivots[{i}] = {v} is not a row index of its matrix (1..=n)"),
+            })
+        }
+    }
+}
+
 /// Factors every matrix of the (non-empty) batch in place; returns the pivots and infos.
 fn factor_host<T: Scalar>(l: &BatchLayout, a: &mut [T]) -> (Vec<i32>, Vec<i32>) {
     let n = l.n;
@@ -233,9 +258,13 @@ pub fn getrf_batched<T: Scalar>(
     check::at_least(OP, "a", a.len(), need)?;
     check::exactly(OP, "pivots", pivots.len(), layout.n * layout.batch)?;
     check::exactly(OP, "info", info.len(), layout.batch)?;
-    check::cpu_only(OP, a.device())?;
     if layout.is_empty() {
         return info.copy_from_slice(&vec![0; layout.batch]);
+    }
+    if a.device().is_cuda() {
+        let d = Desc::uniform(layout.n, layout.batch, layout.stride, 0);
+        gpu_finite(OP, &d, a)?;
+        return gpu::getrf(OP, &d, a, pivots, info);
     }
     let mut host = a.to_vec()?;
     all_finite(OP, &layout, &host)?;
@@ -287,9 +316,13 @@ pub fn getrs_batched<T: Scalar>(
     check::at_least(OP, "a", a.len(), need)?;
     check::exactly(OP, "pivots", pivots.len(), layout.n * layout.batch)?;
     check_rhs(OP, &layout, b.len(), nrhs, b_stride)?;
-    check::cpu_only(OP, a.device())?;
     if layout.is_empty() || nrhs == 0 {
         return Ok(());
+    }
+    if a.device().is_cuda() {
+        let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
+        gpu_pivots(OP, &d, pivots)?;
+        return gpu::getrs(OP, &d, trans, a, pivots, None, b, nrhs);
     }
     let piv = pivots.to_vec()?;
     all_pivots_valid(OP, &layout, &piv)?;
@@ -349,9 +382,13 @@ pub fn getri_batched<T: Scalar>(
     check::exactly(OP, "pivots", pivots.len(), layout.n * layout.batch)?;
     check::exactly(OP, "info", info.len(), layout.batch)?;
     check_inv(OP, &layout, inv.len(), inv_stride)?;
-    check::cpu_only(OP, a.device())?;
     if layout.is_empty() {
         return Ok(());
+    }
+    if a.device().is_cuda() {
+        let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
+        gpu_pivots(OP, &d, pivots)?;
+        return gpu::getri(OP, &d, a, pivots, info, inv);
     }
     let piv = pivots.to_vec()?;
     all_pivots_valid(OP, &layout, &piv)?;
@@ -393,9 +430,18 @@ pub fn inverse_batched<T: Scalar>(
     let need = layout.validate(OP)?;
     check::at_least(OP, "a", a.len(), need)?;
     check_inv(OP, &layout, inv.len(), inv_stride)?;
-    check::cpu_only(OP, a.device())?;
     if layout.is_empty() {
         return DeviceVec::zeros(a.device(), layout.batch);
+    }
+    if a.device().is_cuda() {
+        let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
+        gpu_finite(OP, &d, a)?;
+        let mut f = a.try_clone()?;
+        let mut piv = DeviceVec::zeros(a.device(), layout.n * layout.batch)?;
+        let mut info = DeviceVec::zeros(a.device(), layout.batch)?;
+        gpu::getrf(OP, &d, &mut f, &mut piv, &mut info)?;
+        gpu::getri(OP, &d, &f, &piv, &info, inv)?;
+        return Ok(info);
     }
     let mut host = a.to_vec()?;
     all_finite(OP, &layout, &host)?;
@@ -441,9 +487,20 @@ pub fn solve_batched<T: Scalar>(
     let need = layout.validate(OP)?;
     check::at_least(OP, "a", a.len(), need)?;
     check_rhs(OP, &layout, b.len(), nrhs, b_stride)?;
-    check::cpu_only(OP, a.device())?;
     if layout.is_empty() {
         return DeviceVec::zeros(a.device(), layout.batch);
+    }
+    if a.device().is_cuda() {
+        let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
+        gpu_finite(OP, &d, a)?;
+        let mut f = a.try_clone()?;
+        let mut piv = DeviceVec::zeros(a.device(), layout.n * layout.batch)?;
+        let mut info = DeviceVec::zeros(a.device(), layout.batch)?;
+        gpu::getrf(OP, &d, &mut f, &mut piv, &mut info)?;
+        if nrhs > 0 {
+            gpu::getrs(OP, &d, trans, &f, &piv, Some(&info), b, nrhs)?;
+        }
+        return Ok(info);
     }
     let mut host = a.to_vec()?;
     all_finite(OP, &layout, &host)?;

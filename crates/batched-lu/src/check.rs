@@ -2,9 +2,6 @@
 
 use gpu_blas::{Device, Error, Result, Scalar};
 
-/// The message of [`Error::Unsupported`] for buffers on a GPU.
-pub(crate) const CPU_ONLY: &str = "batched LU runs on the CPU only in this version";
-
 pub(crate) fn dims(op: &'static str, detail: String) -> Error {
     Error::DimensionMismatch { op, detail }
 }
@@ -18,18 +15,6 @@ pub(crate) fn same_device(op: &'static str, first: &Device, others: &[&Device]) 
             left: first.to_string(),
             right: d.to_string(),
         }),
-    }
-}
-
-/// Refuses every device but the CPU.
-pub(crate) fn cpu_only(op: &'static str, dev: &Device) -> Result<()> {
-    if dev.is_cpu() {
-        Ok(())
-    } else {
-        Err(Error::Unsupported {
-            op,
-            detail: CPU_ONLY.to_string(),
-        })
     }
 }
 

@@ -28,8 +28,13 @@
 
 mod batched;
 mod check;
+mod gpu;
 mod kernel;
+mod tuning;
 mod vbatched;
+
+#[doc(hidden)]
+pub use gpu::set_blocked_config;
 
 pub use batched::{
     getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,

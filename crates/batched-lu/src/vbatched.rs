@@ -1,7 +1,9 @@
 //! Variable-size batches: matrices of different orders at arbitrary (disjoint) offsets of one
 //! buffer.
 
+use crate::batched::{gpu_finite, gpu_pivots};
 use crate::check::{self, dims};
+use crate::gpu::{self, VarArrays};
 use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
 use gpu_blas::blas2::Trans;
 use gpu_blas::{DeviceVec, Error, Result, Scalar};
@@ -208,7 +210,15 @@ pub fn getrf_vbatched<T: Scalar>(
     let order = vb.validate(OP, "a", a.len())?;
     check::exactly(OP, "pivots", pivots.len(), vb.pivot_len())?;
     check::exactly(OP, "info", info.len(), vb.sizes.len())?;
-    check::cpu_only(OP, a.device())?;
+    if vb.sizes.is_empty() {
+        return Ok(());
+    }
+    if a.device().is_cuda() {
+        let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &vb.pivot_starts(), None)?;
+        let d = arrays.desc();
+        gpu_finite(OP, &d, a)?;
+        return gpu::getrf(OP, &d, a, pivots, info);
+    }
     let mut host = a.to_vec()?;
     for &k in &order {
         check::finite(OP, vb.matrix(&host, k), vb.offsets[k])?;
@@ -267,7 +277,16 @@ pub fn getrs_vbatched<T: Scalar>(
     vb.validate(OP, "a", a.len())?;
     check::exactly(OP, "pivots", pivots.len(), vb.pivot_len())?;
     check::exactly(OP, "b", b.len(), vb.pivot_len())?;
-    check::cpu_only(OP, a.device())?;
+    if vb.sizes.is_empty() {
+        return Ok(());
+    }
+    if a.device().is_cuda() {
+        let starts = vb.pivot_starts();
+        let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &starts, Some(&starts))?;
+        let d = arrays.desc();
+        gpu_pivots(OP, &d, pivots)?;
+        return gpu::getrs(OP, &d, trans, a, pivots, None, b, 1);
+    }
     let piv = pivots.to_vec()?;
     pivots_valid_v(OP, vb, &piv)?;
     let ah = a.to_vec()?;
@@ -323,7 +342,22 @@ pub fn getri_vbatched<T: Scalar>(
     vb.validate(OP, "inv", inv.len())?;
     check::exactly(OP, "pivots", pivots.len(), vb.pivot_len())?;
     check::exactly(OP, "info", info.len(), vb.sizes.len())?;
-    check::cpu_only(OP, a.device())?;
+    if vb.sizes.is_empty() {
+        return Ok(());
+    }
+    if a.device().is_cuda() {
+        let starts = vb.pivot_starts();
+        let arrays = VarArrays::new(
+            a.device(),
+            &vb.sizes,
+            &vb.offsets,
+            &starts,
+            Some(&vb.offsets),
+        )?;
+        let d = arrays.desc();
+        gpu_pivots(OP, &d, pivots)?;
+        return gpu::getri(OP, &d, a, pivots, info, inv);
+    }
     let piv = pivots.to_vec()?;
     pivots_valid_v(OP, vb, &piv)?;
     let inf = info.to_vec()?;

@@ -63,9 +63,6 @@ fn factor_mixed<T: Scalar>(dev: &Device) {
         let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
         let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
         let r = getrf_batched(l, &mut a, &mut piv, &mut info);
-        if dev.is_cuda() {
-            return assert_unsupported(r);
-        }
         r.unwrap();
         let (f, piv, info) = (
             a.to_vec().unwrap(),
@@ -83,7 +80,13 @@ fn factor_mixed<T: Scalar>(dev: &Device) {
         assert_eq!(info[0], 0, "well-conditioned n = {n}");
         assert_eq!(info[2], j0 as i32 + 1, "zero column {j0}, n = {n}");
         assert_eq!(info[3], 0, "swap every step n = {n}");
-        assert_eq!(&piv[3 * n..4 * n], vec![n as i32; n].as_slice(), "n = {n}");
+        // Exact in exact arithmetic; rounding A to T perturbs the Schur complements by about
+        // eps·‖L⁻¹‖, which grows exponentially with n for a random unit triangle, so the
+        // pivot sequence is asserted only while that stays far below the 2× pivot margin.
+        if n <= 128 {
+            let want = vec![n as i32; n];
+            assert_eq!(&piv[3 * n..4 * n], want.as_slice(), "{} n = {n}", T::PREFIX);
+        }
     }
 }
 
@@ -99,9 +102,6 @@ fn zero_matrix_and_ties<T: Scalar>(dev: &Device) {
     let mut piv = DeviceVec::zeros(dev, 6).unwrap();
     let mut info = DeviceVec::zeros(dev, 2).unwrap();
     let r = getrf_batched(l, &mut a, &mut piv, &mut info);
-    if dev.is_cuda() {
-        return assert_unsupported(r);
-    }
     r.unwrap();
     assert_eq!(info.to_vec().unwrap(), vec![1, 0]);
     let piv = piv.to_vec().unwrap();
@@ -121,9 +121,6 @@ fn inverse<T: Scalar>(dev: &Device) {
         let a = DeviceVec::from_slice(dev, &buf).unwrap();
         let mut inv = DeviceVec::from_slice(dev, &buf).unwrap(); // NaN gaps
         let r = inverse_batched(l, &a, &mut inv, l.stride);
-        if dev.is_cuda() {
-            return assert_unsupported(r);
-        }
         let info = r.unwrap().to_vec().unwrap();
         assert_eq!(info, vec![0, n as i32, 0], "n = {n}");
         assert_eq!(a.to_vec().unwrap().len(), buf.len());
@@ -170,9 +167,6 @@ fn solves<T: Scalar>(dev: &Device) {
             let a = DeviceVec::from_slice(dev, &buf).unwrap();
             let mut b = DeviceVec::from_slice(dev, &b0).unwrap();
             let r = solve_batched(l, trans, &a, &mut b, nrhs, b_stride);
-            if dev.is_cuda() {
-                return assert_unsupported(r);
-            }
             assert_eq!(r.unwrap().to_vec().unwrap(), vec![0, 0, 1]);
             let x = b.to_vec().unwrap();
             for (k, m) in mats.iter().enumerate().take(2) {
@@ -199,7 +193,35 @@ fn solves<T: Scalar>(dev: &Device) {
     }
 }
 
+/// The largest order the issue asks for: factor, inverse and a transposed solve at n = 1024.
+fn order_1024<T: Scalar>(dev: &Device) {
+    let n = 1024;
+    let mats = vec![well::<T>(n, 3), swap_every_step::<T>(n, 4)];
+    let (l, buf) = pack(n, &mats);
+    let a = DeviceVec::from_slice(dev, &buf).unwrap();
+    let mut inv = DeviceVec::from_slice(dev, &buf).unwrap();
+    let info = inverse_batched(l, &a, &mut inv, l.stride).unwrap();
+    assert_eq!(info.to_vec().unwrap(), vec![0, 0]);
+    let x = inv.to_vec().unwrap();
+    gaps_untouched(&l, &x);
+    for (k, m) in mats.iter().enumerate() {
+        assert_inverse(n, m, &x[k * l.stride..k * l.stride + n * n], "n = 1024");
+    }
+    let b0 = random_values::<T>(2 * n, 11);
+    let mut b = DeviceVec::from_slice(dev, &b0).unwrap();
+    solve_batched(l, Trans::C, &a, &mut b, 1, n).unwrap();
+    let xb = b.to_vec().unwrap();
+    for (k, m) in mats.iter().enumerate() {
+        let r = k * n..(k + 1) * n;
+        assert_solve(n, Trans::C, m, &xb[r.clone()], &b0[r], 1);
+    }
+}
+
 gpu_blas::device_tests! {
+    fn order_1024_f64_and_c128(dev) {
+        order_1024::<f64>(dev);
+        order_1024::<Complex64>(dev);
+    }
     fn getrf_reconstructs_mixed_batches(dev) {
         for_all_types!(factor_mixed, dev);
     }
@@ -218,9 +240,6 @@ gpu_blas::device_tests! {
         let mut piv = DeviceVec::zeros(dev, 0).unwrap();
         let mut info = DeviceVec::from_slice(dev, &[7, 7, 7]).unwrap();
         let r = getrf_batched(l, &mut a, &mut piv, &mut info);
-        if dev.is_cuda() {
-            return assert_unsupported(r);
-        }
         r.unwrap();
         assert_eq!(info.to_vec().unwrap(), vec![0, 0, 0]);
         let l = BatchLayout::packed(4, 0);

@@ -1,4 +1,4 @@
-//! Variable-size batches: the same factors (bit for bit) as uniform batches of each size,
+//! Variable-size batches: the same factors (bit for bit, on the CPU) as uniform batches of each size,
 //! solve and inverse residuals, every scalar type.
 
 mod common;
@@ -12,7 +12,7 @@ use gpu_blas::{Device, DeviceVec, Scalar};
 use num_complex::{Complex32, Complex64};
 
 fn vbatch<T: Scalar>(dev: &Device) {
-    let sizes = vec![5usize, 0, 1, 17, 3, 40, 33, 2];
+    let sizes = vec![5usize, 0, 1, 17, 3, 40, 33, 2, 64, 100, 190];
     // Stored in reverse order with gaps of 2 (NaN) between matrices.
     let mut offsets = vec![0; sizes.len()];
     let mut at = 0;
@@ -43,16 +43,13 @@ fn vbatch<T: Scalar>(dev: &Device) {
     let mut piv = DeviceVec::zeros(dev, vb.pivot_len()).unwrap();
     let mut info = DeviceVec::zeros(dev, sizes.len()).unwrap();
     let r = getrf_vbatched(&vb, &mut a, &mut piv, &mut info);
-    if dev.is_cuda() {
-        return assert_unsupported(r);
-    }
     r.unwrap();
     let (f, pv, inf) = (
         a.to_vec().unwrap(),
         piv.to_vec().unwrap(),
         info.to_vec().unwrap(),
     );
-    assert_eq!(inf, vec![0, 0, 0, 0, 2, 0, 0, 0]);
+    assert_eq!(inf, vec![0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]);
     let mut start = 0;
     for (k, &n) in sizes.iter().enumerate() {
         let fk = &f[offsets[k]..offsets[k] + n * n];
@@ -63,7 +60,11 @@ fn vbatch<T: Scalar>(dev: &Device) {
         let mut up = DeviceVec::zeros(dev, n).unwrap();
         let mut ui = DeviceVec::zeros(dev, 1).unwrap();
         getrf_batched(BatchLayout::packed(n, 1), &mut u, &mut up, &mut ui).unwrap();
-        assert!(u.to_vec().unwrap() == fk && up.to_vec().unwrap() == pk);
+        // One code path per matrix on the CPU: the same bits. A GPU may pick a different
+        // kernel (or panel width) for a uniform batch, so only the reconstruction above holds.
+        if dev.is_cpu() {
+            assert!(u.to_vec().unwrap() == fk && up.to_vec().unwrap() == pk);
+        }
         start += n;
     }
     let gaps_nan = (0..sizes.len()).all(|k| {

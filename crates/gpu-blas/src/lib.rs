@@ -8,6 +8,7 @@
 //! * [`Scalar`]: `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
 //! * [`blas1`], [`blas2`]: BLAS levels 1 and 2 on both backends.
 //! * [`CsrMatrix`] and [`spmv`]: sparse matrices and the sparse matrix–vector product.
+//! * [`kernels`]: loading and launching the kernels of crates built on this one.
 //!
 //! ```
 //! use gpu_blas::{blas1, Device, DeviceVec};
@@ -26,6 +27,7 @@ mod device;
 mod error;
 pub mod gallery;
 pub mod interop;
+pub mod kernels;
 mod matrix;
 pub mod matrix_market;
 mod scalar;

@@ -84,6 +84,31 @@ impl<T: Element> DeviceVec<T> {
         self.buf.to_vec()
     }
 
+    /// The elements `offset .. offset + len` copied to the host (waits for pending work).
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`](crate::Error::OutOfBounds) if the range does not lie in the
+    /// vector; [`Error::Cuda`](crate::Error::Cuda) if a pending kernel failed.
+    ///
+    /// ```
+    /// use gpu_blas::{Device, DeviceVec};
+    /// let v = DeviceVec::from_slice(&Device::cpu(), &[1, 2, 3, 4])?;
+    /// assert_eq!(v.read_range(1, 2)?, vec![2, 3]);
+    /// assert!(v.read_range(3, 2).is_err());
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn read_range(&self, offset: usize, len: usize) -> Result<Vec<T>> {
+        if offset.checked_add(len).is_none_or(|end| end > self.len()) {
+            return Err(crate::Error::bounds(
+                "read_range",
+                format!("{offset}..{offset}+{len} of a vector of {}", self.len()),
+            ));
+        }
+        let mut out = vec![T::default(); len];
+        self.buf.read(offset, &mut out)?;
+        Ok(out)
+    }
+
     /// The elements as an `ndarray::Array1` on the host.
     ///
     /// # Errors

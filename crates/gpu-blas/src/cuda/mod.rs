@@ -23,10 +23,12 @@ pub(crate) struct CudaBackend {
     pub(crate) ordinal: usize,
     pub(crate) name: String,
     pub(crate) sm_count: u32,
+    /// Opt-in maximum of dynamic shared memory per block, in bytes.
+    pub(crate) max_shared_optin: usize,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    functions: Mutex<HashMap<&'static str, HashMap<String, CudaFunction>>>,
     reduce: Mutex<Option<ReduceWorkspace>>,
     counters: OnceLock<CudaSlice<u8>>,
 }
@@ -113,10 +115,17 @@ impl CudaBackend {
         let sm_count = guarded("querying the device", || {
             ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         })? as u32;
+        let max_shared_optin = guarded("querying the device", || {
+            ctx.attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+        })?
+        .max(0) as usize;
         Ok(CudaBackend {
             ordinal,
             name,
             sm_count: sm_count.max(1),
+            max_shared_optin,
             ctx,
             stream,
             modules: Mutex::new(HashMap::new()),
@@ -206,7 +215,8 @@ impl CudaBackend {
 
     /// The kernel `name` of `module`, loading the module into the context on first use.
     pub(crate) fn function(&self, module: &KernelModule, name: &str) -> Result<CudaFunction> {
-        let mut fns = lock(&self.functions);
+        let mut all = lock(&self.functions);
+        let fns = all.entry(module.name).or_default();
         if let Some(f) = fns.get(name) {
             return Ok(f.clone());
         }

@@ -1,0 +1,413 @@
+//! The CUDA backend: launches of the kernels in `kernels/batched_lu.cu`.
+//!
+//! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
+//!   matrix in the registers of a group of lanes) and `getri_small_w*`.
+//! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
+//!   left-looking with the panel in shared memory), `getrs_blocked_nb*` and `getri_blocked_nb*`
+//!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
+//!   the thread count come from [`blocked_config`].
+
+use gpu_blas::blas2::Trans;
+use gpu_blas::kernels::{
+    allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes, KernelModule,
+    LaunchConfig, PushKernelArg,
+};
+use gpu_blas::{interop, Device, DeviceVec, Error, Result, Scalar};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static MODULE: KernelModule = KernelModule::new(
+    "batched_lu",
+    include_bytes!("../../../kernels/batched_lu.fatbin"),
+);
+
+/// Largest order handled by the register kernels.
+pub(crate) const SMALL_MAX: usize = 32;
+
+/// A batch as the kernels see it: uniform (`n`, strides) or variable (device arrays of orders
+/// and offsets; 0 is a null pointer).
+pub(crate) struct Desc {
+    pub n: usize,
+    pub batch: usize,
+    pub a_stride: usize,
+    pub x_stride: usize,
+    pub ns: u64,
+    pub aoff: u64,
+    pub poff: u64,
+    pub xoff: u64,
+}
+
+impl Desc {
+    pub(crate) fn uniform(n: usize, batch: usize, a_stride: usize, x_stride: usize) -> Self {
+        Desc {
+            n,
+            batch,
+            a_stride,
+            x_stride,
+            ns: 0,
+            aoff: 0,
+            poff: 0,
+            xoff: 0,
+        }
+    }
+
+    fn is_uniform(&self) -> bool {
+        self.ns == 0
+    }
+}
+
+/// Device copies of a variable-size batch's orders and offsets (kept alive for the launches).
+pub(crate) struct VarArrays {
+    ns: DeviceVec<i32>,
+    aoff: DeviceVec<i64>,
+    poff: DeviceVec<i64>,
+    xoff: Option<DeviceVec<i64>>,
+    max_n: usize,
+}
+
+impl VarArrays {
+    /// Uploads `sizes`, matrix offsets, pivot offsets and (optionally) output offsets.
+    pub(crate) fn new(
+        dev: &Device,
+        sizes: &[usize],
+        aoff: &[usize],
+        poff: &[usize],
+        xoff: Option<&[usize]>,
+    ) -> Result<Self> {
+        let i = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
+        Ok(VarArrays {
+            ns: DeviceVec::from_vec(dev, sizes.iter().map(|&n| n as i32).collect())?,
+            aoff: DeviceVec::from_vec(dev, i(aoff))?,
+            poff: DeviceVec::from_vec(dev, i(poff))?,
+            xoff: xoff.map(|x| DeviceVec::from_vec(dev, i(x))).transpose()?,
+            max_n: sizes.iter().copied().max().unwrap_or(0),
+        })
+    }
+
+    pub(crate) fn desc(&self) -> Desc {
+        let p = |v: &DeviceVec<i64>| interop::vec_ptr(v).unwrap_or(0);
+        Desc {
+            n: self.max_n,
+            batch: self.ns.len(),
+            a_stride: 0,
+            x_stride: 0,
+            ns: interop::vec_ptr(&self.ns).unwrap_or(0),
+            aoff: p(&self.aoff),
+            poff: p(&self.poff),
+            xoff: self.xoff.as_ref().map(p).unwrap_or(0),
+        }
+    }
+}
+
+fn ptr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
+    interop::vec_ptr(v).unwrap_or(0)
+}
+
+fn i32_of(op: &'static str, what: &str, v: usize) -> Result<i32> {
+    i32::try_from(v).map_err(|_| Error::SizeTooLarge {
+        op,
+        detail: format!("{what} = {v} exceeds the GPU kernels' i32 range"),
+    })
+}
+
+fn i64_of(v: usize) -> i64 {
+    v as i64 // buffer offsets: a buffer's length fits isize
+}
+
+/// Pushes the batch description (`batch, n, a_stride, x_stride, ns, aoff, poff, xoff`).
+macro_rules! push_desc {
+    ($l:expr, $d:expr, $b:expr, $n:expr, $as:expr, $xs:expr) => {
+        $l.arg(&$b)
+            .arg(&$n)
+            .arg(&$as)
+            .arg(&$xs)
+            .arg(&$d.ns)
+            .arg(&$d.aoff)
+            .arg(&$d.poff)
+            .arg(&$d.xoff)
+    };
+}
+
+fn stream(dev: &Device) -> Result<std::sync::Arc<cudarc::driver::CudaStream>> {
+    interop::cuda_stream(dev).ok_or_else(|| Error::Unsupported {
+        op: "batched LU",
+        detail: "not a CUDA device".into(),
+    })
+}
+
+fn cfg(grid: usize, block: u32, smem: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid as u32, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: smem as u32,
+    }
+}
+
+/// Where a scan kernel records the smallest bad flat index (all ones: none yet).
+fn scan_result(dev: &Device) -> Result<DeviceVec<i64>> {
+    DeviceVec::from_vec(dev, vec![-1i64])
+}
+
+/// The recorded index, if any (waits for the scan).
+fn scan_finish(first: &DeviceVec<i64>) -> Result<Option<usize>> {
+    let v = first.read_range(0, 1)?[0];
+    Ok((v >= 0).then_some(v as usize))
+}
+
+fn scan_cfg(batch: usize) -> LaunchConfig {
+    cfg(batch.div_ceil(8).clamp(1, 65535), 256, 0)
+}
+
+/// The flat index of the first (smallest-index) non-finite element of any matrix.
+pub(crate) fn first_nonfinite<T: Scalar>(
+    op: &'static str,
+    d: &Desc,
+    a: &DeviceVec<T>,
+) -> Result<Option<usize>> {
+    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
+    let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
+    let first = scan_result(a.device())?;
+    let (ap, fp) = (ptr(a), ptr(&first));
+    let f = function(a.device(), &MODULE, &kernel_name::<T>("nonfinite_scan"))?;
+    let s = stream(a.device())?;
+    let mut l = s.launch_builder(&f);
+    l.arg(&ap);
+    push_desc!(l, d, b, n, as_, xs);
+    l.arg(&fp);
+    // SAFETY: (a, batch description, first_bad) match the kernel; every matrix lies in `a`
+    // (validated) and first_bad is one 8-byte word.
+    unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
+    scan_finish(&first)
+}
+
+/// The flat index of the first pivot outside `1..=n_k`, if any.
+pub(crate) fn first_bad_pivot(
+    op: &'static str,
+    d: &Desc,
+    piv: &DeviceVec<i32>,
+) -> Result<Option<usize>> {
+    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
+    let first = scan_result(piv.device())?;
+    let (pp, fp) = (ptr(piv), ptr(&first));
+    let f = function(piv.device(), &MODULE, "pivot_scan_i")?;
+    let s = stream(piv.device())?;
+    let mut l = s.launch_builder(&f);
+    l.arg(&pp).arg(&b).arg(&n).arg(&d.ns).arg(&d.poff).arg(&fp);
+    // SAFETY: (piv, batch, n, ns, poff, first_bad) match the kernel; every matrix's pivots lie
+    // in `piv` (validated) and first_bad is one 8-byte word.
+    unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
+    scan_finish(&first)
+}
+
+/// Overrides of the blocked kernels' configuration: `nb << 32 | threads`, 0 for the table.
+static OVERRIDE: AtomicU64 = AtomicU64::new(0);
+
+/// Forces the blocked kernels' panel width and thread count (`None`: back to the built-in
+/// table). For tuning sweeps; `nb` must be 8, 16 or 32 and `threads` a multiple of 32 in
+/// `32..=256`, else the call is ignored.
+pub fn set_blocked_config(cfg: Option<(usize, u32)>) {
+    let v = match cfg {
+        Some((nb, t)) if matches!(nb, 8 | 16 | 32) && t % 32 == 0 && (32..=256).contains(&t) => {
+            ((nb as u64) << 32) | t as u64
+        }
+        _ => 0,
+    };
+    OVERRIDE.store(v, Ordering::Relaxed);
+}
+
+/// Dynamic shared memory of a blocked kernel for order `n` and panel width `nb`.
+pub(crate) fn blocked_smem<T: Scalar>(n: usize, nb: usize) -> usize {
+    let sz = std::mem::size_of::<T>();
+    let real = sz / if T::IS_COMPLEX { 2 } else { 1 };
+    n.next_multiple_of(nb) * nb * sz + nb * nb * sz + n.div_ceil(4) * 4 * 4 + 32 * real + 32 * 4
+}
+
+/// Panel width and threads per block of the blocked kernels for order `n` (largest order of a
+/// variable batch), from the table measured with `gpu-bench --only lu-tune`; the panel width
+/// shrinks until the shared memory fits `max_smem`.
+pub(crate) fn blocked_config<T: Scalar>(n: usize, max_smem: usize) -> Option<(usize, u32)> {
+    let o = OVERRIDE.load(Ordering::Relaxed);
+    let (mut nb, threads) = if o != 0 {
+        ((o >> 32) as usize, o as u32)
+    } else {
+        crate::tuning::blocked::<T>(n)
+    };
+    while blocked_smem::<T>(n, nb) > max_smem {
+        if nb == 8 {
+            return None;
+        }
+        nb /= 2;
+    }
+    Some((nb, threads))
+}
+
+fn blocked_fn<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    base: &str,
+    n: usize,
+) -> Result<(cudarc::driver::CudaFunction, usize, u32, usize)> {
+    let max = max_shared_bytes(dev).unwrap_or(48 * 1024);
+    let (nb, threads) = blocked_config::<T>(n, max).ok_or_else(|| Error::Unsupported {
+        op,
+        detail: format!(
+            "n = {n} needs more shared memory than the GPU offers ({max} bytes per block)"
+        ),
+    })?;
+    let f = function(dev, &MODULE, &kernel_name::<T>(&format!("{base}_nb{nb}")))?;
+    let smem = blocked_smem::<T>(n, nb);
+    if smem > 48 * 1024 {
+        allow_shared_bytes(&f, smem)?;
+    }
+    Ok((f, nb, threads, smem))
+}
+
+fn small_width(n: usize) -> usize {
+    n.next_power_of_two().max(4)
+}
+
+/// LU of every matrix in place: pivots and info written.
+pub(crate) fn getrf<T: Scalar>(
+    op: &'static str,
+    d: &Desc,
+    a: &mut DeviceVec<T>,
+    piv: &mut DeviceVec<i32>,
+    info: &mut DeviceVec<i32>,
+) -> Result<()> {
+    let dev = a.device().clone();
+    let s = stream(&dev)?;
+    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
+    let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
+    let (ap, pp, ip) = (ptr(a), ptr(piv), ptr(info));
+    if d.is_uniform() && d.n <= SMALL_MAX {
+        let w = small_width(d.n);
+        let f = function(
+            &dev,
+            &MODULE,
+            &kernel_name::<T>(&format!("getrf_small_w{w}")),
+        )?;
+        let per_block = 128 / w;
+        let mut l = s.launch_builder(&f);
+        l.arg(&ap).arg(&pp).arg(&ip).arg(&b).arg(&n).arg(&as_);
+        // SAFETY: (a, ipiv, info, batch, n, stride) match the kernel; a holds batch matrices
+        // `stride` apart, ipiv n·batch and info batch elements (validated by the caller).
+        unsafe { l.launch(cfg(d.batch.div_ceil(per_block), 128, 0)) }.map_err(launch_error(op))?;
+        return Ok(());
+    }
+    let (f, _nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrf_blocked", d.n)?;
+    let mut l = s.launch_builder(&f);
+    l.arg(&ap).arg(&pp).arg(&ip);
+    push_desc!(l, d, b, n, as_, xs);
+    // SAFETY: (a, ipiv, info, batch description) match the kernel; every matrix, pivot range
+    // and info entry lies in its buffer (validated); the dynamic shared memory is the size the
+    // kernel's layout needs for the largest order.
+    unsafe { l.launch(cfg(d.batch, threads, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// Solves `op(A_k)·X_k = B_k` from the factors (`nrhs` columns, leading dimension `n_k`);
+/// matrices with a non-zero `info` (when given) get NaN.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn getrs<T: Scalar>(
+    op: &'static str,
+    d: &Desc,
+    trans: Trans,
+    a: &DeviceVec<T>,
+    piv: &DeviceVec<i32>,
+    info: Option<&DeviceVec<i32>>,
+    x: &mut DeviceVec<T>,
+    nrhs: usize,
+) -> Result<()> {
+    let dev = a.device().clone();
+    let s = stream(&dev)?;
+    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
+    let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
+    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrs_blocked", d.n)?;
+    let chunks = nrhs.div_ceil(nb).max(1);
+    let grid = d
+        .batch
+        .checked_mul(chunks)
+        .filter(|g| *g <= i32::MAX as usize)
+        .ok_or_else(|| Error::SizeTooLarge {
+            op,
+            detail: format!("{} matrices × {chunks} column chunks", d.batch),
+        })?;
+    let (ap, pp, xp) = (ptr(a), ptr(piv), ptr(x));
+    let ip = info.map(ptr).unwrap_or(0);
+    let (nr, ch) = (i32_of(op, "nrhs", nrhs)?, chunks as i32);
+    let t: i32 = match trans {
+        Trans::N => 0,
+        Trans::T => 1,
+        Trans::C => 2,
+    };
+    let mut l = s.launch_builder(&f);
+    l.arg(&ap)
+        .arg(&pp)
+        .arg(&ip)
+        .arg(&xp)
+        .arg(&nr)
+        .arg(&ch)
+        .arg(&t);
+    push_desc!(l, d, b, n, as_, xs);
+    // SAFETY: (a, ipiv, info, x, nrhs, chunks, trans, batch description) match the kernel;
+    // factors, pivots (validated in 1..=n_k), info and right-hand sides lie in their buffers.
+    unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// Inverses from the factors into `inv` (matrix `k` at its `x` offset, leading dimension
+/// `n_k`); matrices with a non-zero `info` or an exactly-zero `U(j, j)` get NaN.
+pub(crate) fn getri<T: Scalar>(
+    op: &'static str,
+    d: &Desc,
+    a: &DeviceVec<T>,
+    piv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    inv: &mut DeviceVec<T>,
+) -> Result<()> {
+    let dev = a.device().clone();
+    let s = stream(&dev)?;
+    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
+    let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
+    let (ap, pp, ip, xp) = (ptr(a), ptr(piv), ptr(info), ptr(inv));
+    if d.is_uniform() && d.n <= SMALL_MAX {
+        let w = small_width(d.n);
+        let f = function(
+            &dev,
+            &MODULE,
+            &kernel_name::<T>(&format!("getri_small_w{w}")),
+        )?;
+        let smem = 64 * (w + 1) * std::mem::size_of::<T>();
+        let mut l = s.launch_builder(&f);
+        l.arg(&ap)
+            .arg(&pp)
+            .arg(&ip)
+            .arg(&xp)
+            .arg(&b)
+            .arg(&n)
+            .arg(&as_)
+            .arg(&xs);
+        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride) match the kernel; the
+        // buffers hold every matrix, pivot, info and inverse (validated); the shared memory is
+        // 64 / w groups of w·(w + 1) elements.
+        unsafe { l.launch(cfg(d.batch.div_ceil(64 / w), 64, smem)) }.map_err(launch_error(op))?;
+        return Ok(());
+    }
+    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getri_blocked", d.n)?;
+    let chunks = d.n.div_ceil(nb).max(1);
+    let grid = d
+        .batch
+        .checked_mul(chunks)
+        .filter(|g| *g <= i32::MAX as usize)
+        .ok_or_else(|| Error::SizeTooLarge {
+            op,
+            detail: format!("{} matrices × {chunks} column chunks", d.batch),
+        })?;
+    let ch = chunks as i32;
+    let mut l = s.launch_builder(&f);
+    l.arg(&ap).arg(&pp).arg(&ip).arg(&xp).arg(&ch);
+    push_desc!(l, d, b, n, as_, xs);
+    // SAFETY: (a, ipiv, info, inv, chunks, batch description) match the kernel; factors,
+    // pivots (validated), info and the output matrices lie in their buffers.
+    unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}

@@ -1,0 +1,607 @@
+// Batched LU with partial pivoting, solves and inverses of many small matrices, for s, d, c, z.
+//
+// Matrices are column-major with leading dimension n. A batch is described by a uniform order
+// and strides, or (variable-size batches) by per-matrix arrays of orders and offsets; a null
+// array means "uniform".
+//
+// * n <= 32, uniform batches: `getrf_small` keeps a whole matrix in the registers of a group of
+//   W = 4, 8, 16 or 32 lanes (one row per lane, 32 / W matrices per warp). Row interchanges cost
+//   nothing: a lane only changes the logical position of the row it holds. `getri_small` gives
+//   each lane one column of the inverse and reads the factors from shared memory.
+// * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
+//   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
+//   columns to its left are read from global memory (L2) by a register-tiled update. Row
+//   interchanges are deferred: the rows of the matrix stay where they are in global memory
+//   and a permutation in shared memory maps logical rows to stored rows, so a pivot swap costs
+//   two integers; one pass at the end puts the rows in LAPACK order.
+// * Solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
+//   right-hand-side columns), the chunk in shared memory, blocked forward and backward
+//   substitution with the same register-tiled update.
+
+#include "common.cuh"
+
+// ---------------------------------------------------------------------------------------------
+// Scalar helpers.
+
+template <class T> __device__ __forceinline__ T one_t();
+template <> __device__ __forceinline__ float one_t<float>() { return 1.0f; }
+template <> __device__ __forceinline__ double one_t<double>() { return 1.0; }
+template <> __device__ __forceinline__ cf32 one_t<cf32>() { return {1.0f, 0.0f}; }
+template <> __device__ __forceinline__ cf64 one_t<cf64>() { return {1.0, 0.0}; }
+
+template <class T> __device__ __forceinline__ T nan_t();
+template <> __device__ __forceinline__ float nan_t<float>() { return __int_as_float(0x7fc00000); }
+template <> __device__ __forceinline__ double nan_t<double>() {
+    return __longlong_as_double(0x7ff8000000000000ll);
+}
+template <> __device__ __forceinline__ cf32 nan_t<cf32>() { return {nan_t<float>(), nan_t<float>()}; }
+template <> __device__ __forceinline__ cf64 nan_t<cf64>() { return {nan_t<double>(), nan_t<double>()}; }
+
+__device__ __forceinline__ bool finite_t(float v) { return isfinite(v); }
+__device__ __forceinline__ bool finite_t(double v) { return isfinite(v); }
+__device__ __forceinline__ bool finite_t(cf32 v) { return isfinite(v.re) && isfinite(v.im); }
+__device__ __forceinline__ bool finite_t(cf64 v) { return isfinite(v.re) && isfinite(v.im); }
+
+template <class T> __device__ __forceinline__ bool is_zero_v(T v) { return abs1(v) == 0; }
+
+// op(v): v, or its conjugate for OP == 2.
+template <int OP, class T> __device__ __forceinline__ T opc(T v) { return OP == 2 ? conj(v) : v; }
+
+// Warp shuffles of any 4-byte-multiple value within groups of `width` lanes.
+template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width) {
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_sync(0xffffffffu, u.w[k], src, width);
+    return u.a;
+}
+template <class A> __device__ __forceinline__ A shfl_xor_w(A v, int mask, int width) {
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_xor_sync(0xffffffffu, u.w[k], mask, width);
+    return u.a;
+}
+
+// The larger magnitude wins; on ties, the smaller logical row (LAPACK's i?amax rule).
+template <class R> __device__ __forceinline__ void better(R& v, int& i, R v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) {
+        v = v2;
+        i = i2;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batch descriptors: matrix k's order and offsets.
+
+struct Batch {
+    int n;             // order (uniform batches)
+    i64 a_stride;      // elements between matrices of A (uniform)
+    i64 x_stride;      // elements between right-hand sides / inverses (uniform)
+    const int* ns;     // per-matrix orders, or null
+    const i64* aoff;   // per-matrix offsets into A, or null
+    const i64* poff;   // per-matrix offsets into the pivots, or null (then k * n)
+    const i64* xoff;   // per-matrix offsets into B / Inv, or null
+    __device__ int order(int k) const { return ns ? ns[k] : n; }
+    __device__ i64 a_at(int k) const { return aoff ? aoff[k] : (i64)k * a_stride; }
+    __device__ i64 p_at(int k) const { return poff ? poff[k] : (i64)k * n; }
+    __device__ i64 x_at(int k) const { return xoff ? xoff[k] : (i64)k * x_stride; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Validity scans: the smallest flat index of a non-finite element of A, or of a pivot outside
+// 1..n_k. One warp per matrix; `first_bad` must hold ~0ull before the launch.
+
+template <class T>
+__device__ void nonfinite_scan(const T* __restrict__ a, Batch b, int batch, unsigned long long* first_bad) {
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    const int nwarps = (gridDim.x * blockDim.x) >> 5;
+    for (int k = warp; k < batch; k += nwarps) {
+        const i64 nn = (i64)b.order(k) * b.order(k), base = b.a_at(k);
+        i64 bad = -1;
+        for (i64 e = lane; e < nn; e += 32) {
+            if (!finite_t(a[base + e])) {
+                bad = base + e;
+                break;
+            }
+        }
+        if (bad >= 0) atomicMin(first_bad, (unsigned long long)bad);
+    }
+}
+
+__device__ void pivot_scan(const int* __restrict__ piv, Batch b, int batch, unsigned long long* first_bad) {
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    const int nwarps = (gridDim.x * blockDim.x) >> 5;
+    for (int k = warp; k < batch; k += nwarps) {
+        const int n = b.order(k);
+        const i64 base = b.p_at(k);
+        for (int e = lane; e < n; e += 32) {
+            const int p = piv[base + e];
+            if (p < 1 || p > n) {
+                atomicMin(first_bad, (unsigned long long)(base + e));
+                break;
+            }
+        }
+    }
+}
+
+extern "C" __global__ void pivot_scan_i(const int* piv, int batch, int n, const int* ns, const i64* poff,
+                                        unsigned long long* first_bad) {
+    pivot_scan(piv, Batch{n, 0, 0, ns, nullptr, poff, nullptr}, batch, first_bad);
+}
+
+// ---------------------------------------------------------------------------------------------
+// n <= 32: a whole matrix in the registers of W lanes, one row per lane.
+
+template <class T, int W>
+__device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int batch, int n,
+                            i64 stride) {
+    typedef typename Real<T>::type R;
+    const int gl = threadIdx.x % W;
+    const int k = (int)(((i64)blockIdx.x * blockDim.x + threadIdx.x) / W);
+    const bool live = k < batch;  // uniform within a group
+    T* A = a + (live ? (i64)k * stride : 0);
+    const bool row = live && gl < n;
+    T r[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j) r[j] = (row && j < n) ? A[gl + (i64)j * n] : zero<T>();
+    int pos = gl, inf = 0, mypiv = 0;
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+        if (j < n) {
+            const bool cand = row && pos >= j;
+            R v = cand ? abs1(r[j]) : (R)-1;
+            int p = cand ? pos : 0x7fffffff, src = gl;
+#pragma unroll
+            for (int off = W / 2; off > 0; off >>= 1) {
+                const R v2 = shfl_xor_w(v, off, W);
+                const int p2 = __shfl_xor_sync(0xffffffffu, p, off, W);
+                const int s2 = __shfl_xor_sync(0xffffffffu, src, off, W);
+                if (v2 > v || (v2 == v && p2 < p)) {
+                    v = v2;
+                    p = p2;
+                    src = s2;
+                }
+            }
+            if (v == (R)0 && inf == 0) inf = j + 1;
+            if (gl == j) mypiv = p + 1;
+            if (p != j) {
+                if (pos == p) pos = j;
+                else if (pos == j) pos = p;
+            }
+            const T piv = shfl_idx(r[j], src, W);
+            const bool below = row && pos > j;
+            T l = r[j];
+            if (below && !is_zero_v(piv)) l = div_s(l, piv);
+            if (below) r[j] = l;
+            const T nl = neg(l);
+#pragma unroll
+            for (int jj = j + 1; jj < W; ++jj) {
+                if (jj < n) {
+                    const T u = shfl_idx(r[jj], src, W);
+                    if (below) r[jj] = madd(nl, u, r[jj]);
+                }
+            }
+        }
+    }
+    if (row) {
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+            if (j < n) A[pos + (i64)j * n] = r[j];
+        ipiv[(i64)k * n + gl] = mypiv;
+        if (gl == 0) info[k] = inf;
+    }
+}
+
+// Inverse from the factors for n <= 32: one lane per column of the inverse, the factors of the
+// group's matrix in shared memory (leading dimension W + 1).
+template <class T, int W>
+__device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
+                            T* __restrict__ inv, int batch, int n, i64 a_stride, i64 inv_stride, T* smem) {
+    constexpr int LD = W + 1;
+    const int gl = threadIdx.x % W, g = threadIdx.x / W;
+    const int k = (int)(((i64)blockIdx.x * blockDim.x + threadIdx.x) / W);
+    // Groups past the batch stay (the warp synchronizes as a whole) but touch no memory.
+    const bool live = k < batch;
+    T* F = smem + g * W * LD;
+    const T* A = a + (live ? (i64)k * a_stride : 0);
+    const int nn = live ? n * n : 0;
+    for (int e = gl; e < nn; e += W) F[e % n + (e / n) * LD] = A[e];
+    // Where column gl of P^T I has its one: follow row gl through the interchanges.
+    int at = gl;
+    for (int j = 0; live && j < n; ++j) {
+        const int p = ipiv[(i64)k * n + j] - 1;
+        if (at == j) at = p;
+        else if (at == p) at = j;
+    }
+    __syncwarp();
+    bool bad = live && info[k] != 0;
+    for (int j = 0; live && j < n; ++j) bad = bad || is_zero_v(F[j + j * LD]);
+    T x[W];
+#pragma unroll
+    for (int i = 0; i < W; ++i) x[i] = (i == at) ? one_t<T>() : zero<T>();
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+        if (j < n) {
+            const T nx = neg(x[j]);
+#pragma unroll
+            for (int i = j + 1; i < W; ++i)
+                if (i < n) x[i] = madd(F[i + j * LD], nx, x[i]);
+        }
+    }
+#pragma unroll
+    for (int j = W - 1; j >= 0; --j) {
+        if (j < n) {
+            x[j] = div_s(x[j], F[j + j * LD]);
+            const T nx = neg(x[j]);
+#pragma unroll
+            for (int i = 0; i < j; ++i) x[i] = madd(F[i + j * LD], nx, x[i]);
+        }
+    }
+    __syncwarp();
+    if (live && gl < n) {
+#pragma unroll
+        for (int i = 0; i < W; ++i)
+            if (i < n) F[i + gl * LD] = bad ? nan_t<T>() : x[i];
+    }
+    __syncwarp();
+    T* X = inv + (live ? (i64)k * inv_stride : 0);
+    for (int e = gl; e < nn; e += W) X[e] = F[e % n + (e / n) * LD];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocked kernels: one thread block per matrix (getrf) or per (matrix, column chunk) (solves).
+
+// Element (i, k) of the matrix being factored: logical row i is stored at row perm[i].
+template <class T> struct PermAcc {
+    const T* a;
+    int ld;
+    const int* perm;
+    __device__ __forceinline__ T operator()(int i, int k) const { return a[perm[i] + (i64)k * ld]; }
+};
+// Element (i, k) of op(F) for the factors F: F(i, k) for OP = 0, F(k, i) (conjugated for OP = 2).
+template <class T, int OP> struct FacAcc {
+    const T* a;
+    int ld;
+    __device__ __forceinline__ T operator()(int i, int k) const {
+        if (OP == 0) return a[i + (i64)k * ld];
+        return opc<OP>(a[k + (i64)i * ld]);
+    }
+};
+
+// P(r_lo..r_hi, :) -= M(r_lo..r_hi, kb..kb+kk) * P(kb..kb+kk, :), M read through `acc`, for all
+// NB columns of the panel (columns past the panel's width and rows past n are zero padding).
+// Threads form NB / CPT column groups; each keeps CPT columns of one row in registers and
+// reads M in chunks of KC columns.
+template <class T, int NB, int CPT, class Acc>
+__device__ __forceinline__ void panel_gemm(T* P, int ldp, int r_lo, int r_hi, int kb, int kk, Acc acc) {
+    constexpr int G = NB / CPT, KC = 8;
+    const int g = threadIdx.x % G, RT = blockDim.x / G;
+    if ((int)threadIdx.x >= RT * G) return;
+    T* Pc = P + g * CPT * ldp;
+    for (int i = r_lo + (int)threadIdx.x / G; i < r_hi; i += RT) {
+        T x[CPT];
+#pragma unroll
+        for (int c = 0; c < CPT; ++c) x[c] = Pc[i + c * ldp];
+#pragma unroll 1
+        for (int s0 = 0; s0 < kk; s0 += KC) {
+            T l[KC];
+#pragma unroll
+            for (int s = 0; s < KC; ++s) l[s] = s0 + s < kk ? acc(i, kb + s0 + s) : zero<T>();
+#pragma unroll
+            for (int s = 0; s < KC; ++s) {
+                const T nl = neg(l[s]);
+#pragma unroll
+                for (int c = 0; c < CPT; ++c) x[c] = madd(nl, Pc[kb + s0 + s + c * ldp], x[c]);
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < CPT; ++c) Pc[i + c * ldp] = x[c];
+    }
+}
+
+// Loads the kk x kk diagonal block M(kb.., kb..) into D (leading dimension NB).
+template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag(T* D, int kb, int kk, Acc acc) {
+    for (int e = threadIdx.x; e < kk * kk; e += blockDim.x) {
+        const int r = e % kk, s = e / kk;
+        D[r + s * NB] = acc(kb + r, kb + s);
+    }
+}
+
+// Forward substitution on the panel: rows 0..kend of P solved with the lower triangle of M
+// (unit diagonal if UNIT), rows kend..n updated. Starts and ends with the panel consistent
+// across the block (syncs included).
+template <class T, int NB, int CPT, bool UNIT, class Acc>
+__device__ void lower_solve(T* P, int ldp, int n, int w, int kend, Acc acc, T* D) {
+    for (int kb = 0; kb < kend; kb += NB) {
+        const int kk = min(NB, kend - kb);
+        load_diag<T, NB>(D, kb, kk, acc);
+        __syncthreads();
+        if (threadIdx.x < (unsigned)w) {
+            // One lane per column: the small triangular solve in shared memory.
+            T* x = P + kb + threadIdx.x * ldp;
+            for (int r = 0; r < kk; ++r) {
+                T v = x[r];
+#pragma unroll 4
+                for (int s = 0; s < r; ++s) v = madd(neg(D[r + s * NB]), x[s], v);
+                if (!UNIT) v = div_s(v, D[r + r * NB]);
+                x[r] = v;
+            }
+        }
+        __syncthreads();
+        panel_gemm<T, NB, CPT>(P, ldp, kb + kk, n, kb, kk, acc);
+        __syncthreads();
+    }
+}
+
+// Backward substitution on the panel with the upper triangle of M (unit diagonal if UNIT).
+template <class T, int NB, int CPT, bool UNIT, class Acc>
+__device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
+    const int nblk = (n + NB - 1) / NB;
+    for (int b = nblk - 1; b >= 0; --b) {
+        const int kb = b * NB, kk = min(NB, n - kb);
+        load_diag<T, NB>(D, kb, kk, acc);
+        __syncthreads();
+        if (threadIdx.x < (unsigned)w) {
+            T* x = P + kb + threadIdx.x * ldp;
+            for (int r = kk - 1; r >= 0; --r) {
+                T v = x[r];
+#pragma unroll 4
+                for (int s = r + 1; s < kk; ++s) v = madd(neg(D[r + s * NB]), x[s], v);
+                if (!UNIT) v = div_s(v, D[r + r * NB]);
+                x[r] = v;
+            }
+        }
+        __syncthreads();
+        panel_gemm<T, NB, CPT>(P, ldp, 0, kb, kb, kk, acc);
+        __syncthreads();
+    }
+}
+
+// Shared memory of the blocked kernels: panel (np x NB, np = n rounded up to a multiple of NB,
+// padding zero), diagonal block (NB x NB), the
+// permutation (n ints, rounded up to a multiple of 4) and the argmax scratch (32 reals, 32 ints).
+template <class T, int NB> struct Smem {
+    T* P;
+    T* D;
+    int* perm;
+    typename Real<T>::type* red_v;
+    int* red_i;
+    int np;
+    __device__ Smem(unsigned char* base, int n) {
+        np = (n + NB - 1) / NB * NB;
+        P = reinterpret_cast<T*>(base);
+        D = P + (i64)np * NB;
+        perm = reinterpret_cast<int*>(D + NB * NB);
+        red_v = reinterpret_cast<typename Real<T>::type*>(perm + ((n + 3) & ~3));
+        red_i = reinterpret_cast<int*>(red_v + 32);
+    }
+};
+
+// Block-wide argmax of (v, i) (every thread gets the result). One __syncthreads; the scratch
+// may be reused after the caller's next __syncthreads.
+template <class R> __device__ __forceinline__ void block_argmax(R& v, int& i, R* red_v, int* red_i) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const R v2 = shfl_xor_w(v, off, 32);
+        const int i2 = __shfl_xor_sync(0xffffffffu, i, off);
+        better(v, i, v2, i2);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        red_v[threadIdx.x >> 5] = v;
+        red_i[threadIdx.x >> 5] = i;
+    }
+    __syncthreads();
+    const int nw = (blockDim.x + 31) >> 5;
+    v = red_v[0];
+    i = red_i[0];
+    for (int w = 1; w < nw; ++w) better(v, i, red_v[w], red_i[w]);
+}
+
+extern __shared__ __align__(16) unsigned char dyn_smem[];
+
+template <class T, int NB, int CPT>
+__device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, int* __restrict__ info, Batch b) {
+    typedef typename Real<T>::type R;
+    const int k = blockIdx.x;
+    const int n = b.order(k);
+    if (n == 0) {
+        if (threadIdx.x == 0) info[k] = 0;
+        return;
+    }
+    T* a = abase + b.a_at(k);
+    int* ipiv = pivbase + b.p_at(k);
+    Smem<T, NB> sm(dyn_smem, n);
+    T* P = sm.P;
+    const int ldp = sm.np;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) sm.perm[i] = i;
+    __syncthreads();
+    int inf = 0;
+    int j0 = 0;
+    for (; j0 < n; j0 += NB) {
+        const int w = min(NB, n - j0);
+        const bool last = j0 + NB >= n;
+        for (int e = threadIdx.x; e < ldp * NB; e += blockDim.x) {
+            const int i = e % ldp, c = e / ldp;
+            P[e] = (i < n && c < w) ? a[sm.perm[i] + (i64)(j0 + c) * n] : zero<T>();
+        }
+        __syncthreads();
+        lower_solve<T, NB, CPT, true>(P, ldp, n, w, j0, PermAcc<T>{a, n, sm.perm}, sm.D);
+        // Factor the panel's rows j0..n (right-looking inside the panel).
+        R v = (R)-1;
+        int p = 0x7fffffff;
+        for (int i = j0 + threadIdx.x; i < n; i += blockDim.x) better(v, p, abs1(P[i]), i);
+        block_argmax(v, p, sm.red_v, sm.red_i);
+        for (int c = 0; c < w; ++c) {
+            const int j = j0 + c;
+            if (threadIdx.x == 0) {
+                if (v == (R)0 && inf == 0) inf = j + 1;
+                ipiv[j] = p + 1;
+                const int t = sm.perm[j];
+                sm.perm[j] = sm.perm[p];
+                sm.perm[p] = t;
+            }
+            if (p != j && threadIdx.x < (unsigned)w) {
+                const int t = threadIdx.x;
+                const T s = P[j + t * ldp];
+                P[j + t * ldp] = P[p + t * ldp];
+                P[p + t * ldp] = s;
+            }
+            __syncthreads();
+            const T piv = P[j + c * ldp];
+            const bool scale = !is_zero_v(piv);
+            v = (R)-1;
+            p = 0x7fffffff;
+            for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x) {
+                T l = P[i + c * ldp];
+                if (scale) l = div_s(l, piv);
+                P[i + c * ldp] = l;
+                const T nl = neg(l);
+                for (int c2 = c + 1; c2 < w; ++c2) {
+                    const T u = madd(nl, P[j + c2 * ldp], P[i + c2 * ldp]);
+                    P[i + c2 * ldp] = u;
+                    if (c2 == c + 1) better(v, p, abs1(u), i);
+                }
+            }
+            if (c + 1 < w) block_argmax(v, p, sm.red_v, sm.red_i);
+            else __syncthreads();
+        }
+        for (int e = threadIdx.x; e < n * w; e += blockDim.x) {
+            const int i = e % n, c = e / n;
+            a[(last ? i : sm.perm[i]) + (i64)(j0 + c) * n] = P[i + c * ldp];
+        }
+        __syncthreads();
+        if (last) break;
+    }
+    // Put the rows of the columns left of the last panel in LAPACK order.
+    for (int c0 = 0; c0 < j0; c0 += NB) {
+        for (int e = threadIdx.x; e < n * NB; e += blockDim.x) {
+            const int i = e % n, c = e / n;
+            P[i + c * ldp] = a[sm.perm[i] + (i64)(c0 + c) * n];
+        }
+        __syncthreads();
+        for (int e = threadIdx.x; e < n * NB; e += blockDim.x) {
+            const int i = e % n, c = e / n;
+            a[i + (i64)(c0 + c) * n] = P[i + c * ldp];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) info[k] = inf;
+}
+
+// Solves op(A_k) X = B_k (MODE 0: N, 1: T, 2: C) or computes A_k^{-1} (MODE 3) for the chunk
+// of NB right-hand-side columns `blockIdx.x % chunks` of matrix `blockIdx.x / chunks`.
+// `info` (nullable) marks matrices whose outputs are filled with NaN instead.
+template <class T, int NB, int CPT, int MODE>
+__device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict__ pivbase,
+                              const int* __restrict__ info, T* __restrict__ xbase, int nrhs, int chunks, Batch b) {
+    const int k = blockIdx.x / chunks, ch = blockIdx.x % chunks;
+    const int n = b.order(k);
+    const int cols = MODE == 3 ? n : nrhs;
+    const int c0 = ch * NB;
+    if (c0 >= cols || n == 0) return;
+    const int w = min(NB, cols - c0);
+    const T* a = abase + b.a_at(k);
+    const int* ipiv = pivbase + b.p_at(k);
+    T* X = xbase + b.x_at(k);
+    Smem<T, NB> sm(dyn_smem, n);
+    T* P = sm.P;
+    const int ldp = sm.np;
+    // The singular test: info, or (inverses) an exactly-zero U(j, j).
+    int bad = info != nullptr && info[k] != 0;
+    if (MODE == 3)
+        for (int j = threadIdx.x; j < n; j += blockDim.x) bad |= is_zero_v(a[j + (i64)j * n]);
+    if (__syncthreads_or(bad)) {
+        for (int e = threadIdx.x; e < n * w; e += blockDim.x) X[e % n + (i64)(c0 + e / n) * n] = nan_t<T>();
+        return;
+    }
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < n; ++i) sm.perm[i] = i;
+        for (int j = 0; j < n; ++j) {
+            const int p = ipiv[j] - 1;
+            const int t = sm.perm[j];
+            sm.perm[j] = sm.perm[p];
+            sm.perm[p] = t;
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < ldp * NB; e += blockDim.x) {
+        const int i = e % ldp, c = e / ldp;
+        T v = zero<T>();
+        if (i >= n || c >= w) {
+        } else if (MODE == 3) v = sm.perm[i] == c0 + c ? one_t<T>() : zero<T>();
+        else if (MODE == 0) v = X[sm.perm[i] + (i64)(c0 + c) * n];
+        else v = X[i + (i64)(c0 + c) * n];
+        P[i + c * ldp] = v;
+    }
+    __syncthreads();
+    if (MODE == 0 || MODE == 3) {
+        lower_solve<T, NB, CPT, true>(P, ldp, n, w, n, FacAcc<T, 0>{a, n}, sm.D);
+        upper_solve<T, NB, CPT, false>(P, ldp, n, w, FacAcc<T, 0>{a, n}, sm.D);
+    } else {
+        constexpr int OP = MODE == 2 ? 2 : 1;
+        lower_solve<T, NB, CPT, false>(P, ldp, n, w, n, FacAcc<T, OP>{a, n}, sm.D);
+        upper_solve<T, NB, CPT, true>(P, ldp, n, w, FacAcc<T, OP>{a, n}, sm.D);
+    }
+    for (int e = threadIdx.x; e < n * w; e += blockDim.x) {
+        const int i = e % n, c = e / n;
+        const int row = (MODE == 1 || MODE == 2) ? sm.perm[i] : i;
+        X[row + (i64)(c0 + c) * n] = P[i + c * ldp];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instantiations: <name>_<prefix> (small kernels: _w<W>; blocked kernels: _nb<NB>).
+
+#define BATCH_ARGS int batch, int n, i64 a_stride, i64 x_stride, const int *ns, const i64 *aoff, const i64 *poff, \
+                   const i64 *xoff
+#define BATCH Batch{n, a_stride, x_stride, ns, aoff, poff, xoff}
+
+#define SMALL(T, P, W)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(128) getrf_small_w##W##_##P(T* a, int* ipiv, int* info,    \
+                                                                             int batch, int n, i64 stride) { \
+        getrf_small<T, W>(a, ipiv, info, batch, n, stride);                                                  \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(64)                                                         \
+        getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \
+                               i64 a_stride, i64 inv_stride) {                                               \
+        getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
+    }
+
+#define BLOCKED(T, P, NB, CPT)                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) getrf_blocked_nb##NB##_##P(T* a, int* ipiv, int* info, \
+                                                                               BATCH_ARGS) {                 \
+        if (blockIdx.x < (unsigned)batch) getrf_blocked<T, NB, CPT>(a, ipiv, info, BATCH);                  \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                        \
+        getrs_blocked_nb##NB##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs, int chunks, \
+                                   int trans, BATCH_ARGS) {                                                  \
+        if (trans == 0) solve_blocked<T, NB, CPT, 0>(a, ipiv, info, x, nrhs, chunks, BATCH);                 \
+        else if (trans == 1) solve_blocked<T, NB, CPT, 1>(a, ipiv, info, x, nrhs, chunks, BATCH);            \
+        else solve_blocked<T, NB, CPT, 2>(a, ipiv, info, x, nrhs, chunks, BATCH);                            \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                        \
+        getri_blocked_nb##NB##_##P(const T* a, const int* ipiv, const int* info, T* x, int chunks,           \
+                                   BATCH_ARGS) {                                                             \
+        solve_blocked<T, NB, CPT, 3>(a, ipiv, info, x, 0, chunks, BATCH);                                    \
+    }
+
+#define COMMON(T, P)                                                                                         \
+    extern "C" __global__ void nonfinite_scan_##P(const T* a, BATCH_ARGS, unsigned long long* first_bad) {   \
+        nonfinite_scan(a, BATCH, batch, first_bad);                                                          \
+    }                                                                                                        \
+    SMALL(T, P, 4)                                                                                           \
+    SMALL(T, P, 8)                                                                                           \
+    SMALL(T, P, 16)                                                                                          \
+    SMALL(T, P, 32)                                                                                          \
+    BLOCKED(T, P, 8, 2)                                                                                      \
+    BLOCKED(T, P, 16, 4)
+
+// Panel widths: 8 and 16 for every type, 32 where a 32-wide register tile fits (not c128).
+COMMON(float, s)
+BLOCKED(float, s, 32, 8)
+COMMON(double, d)
+BLOCKED(double, d, 32, 8)
+COMMON(cf32, c)
+BLOCKED(cf32, c, 32, 8)
+COMMON(cf64, z)
