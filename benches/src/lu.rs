@@ -77,6 +77,18 @@ impl<'a> LuCtx<'a> {
     pub fn new(dev: &'a Device, cublas: &'a Cublas, copy_gbps: f64, reps: usize) -> Self {
         let ctx = interop::cuda_context(dev).expect("CUDA device");
         let stream = interop::cuda_stream(dev).expect("CUDA device");
+        // The batched LU routines take no scalar arguments, but for n > 32 cuBLAS calls its
+        // own level-3 routines internally with host scalars: host pointer mode for this section.
+        // SAFETY: the handle is live and used from this thread only.
+        unsafe {
+            crate::cublas::ok(
+                cudarc::cublas::sys::cublasSetPointerMode_v2(
+                    cublas.h,
+                    cudarc::cublas::sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_HOST,
+                ),
+                "pointer mode",
+            );
+        }
         let free = ctx.mem_get_info().map_or(0.0, |(free, _)| free as f64);
         let budget = if free > 0.0 {
             (60e9f64).min(0.8 * free)
@@ -416,6 +428,7 @@ fn uniform<T: CublasLu>(
     };
 
     // Ours: factor, then invert and solve from our factors.
+    eprintln!("  ours getrf/getri/getrs");
     let ours_rf = measure_reset(cx, restore, || {
         getrf_batched(layout, &mut work, &mut piv, &mut info)
     })
@@ -453,6 +466,7 @@ fn uniform<T: CublasLu>(
     }
 
     // cuBLAS: factor, then invert and solve from its factors.
+    eprintln!("  cuBLAS getrf/getri/getrs");
     let cb_rf = measure_reset(cx, restore, cb_getrf);
     let (mut f_cb, mut p_cb) = (None, None);
     if cb_rf.is_ok() {
@@ -492,6 +506,7 @@ fn uniform<T: CublasLu>(
     }
 
     // Full inverse: ours in one call, cuBLAS getrf + getri on a restored copy, matinvBatched.
+    eprintln!("  full inverses");
     let ours_inv = measure(cx, || {
         inverse_batched(layout, &orig, &mut inv, nn).map(drop)
     })
