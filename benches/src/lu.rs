@@ -857,3 +857,32 @@ fn var<T: CublasLu>(
     ));
     Ok(())
 }
+
+/// `batch` well-conditioned matrices of order `n`, packed (for the tuning sweep).
+pub fn well_conditioned_packed<T: Scalar>(n: usize, batch: usize) -> Vec<T> {
+    let sizes = vec![n; batch];
+    let offsets: Vec<usize> = (0..batch).map(|k| k * n * n).collect();
+    well_conditioned::<T>(&sizes, &offsets, batch * n * n, seed::<T>(n))
+}
+
+/// Times an in-place call on `work`, restored from `orig` before every call.
+pub fn time_in_place<T: Element>(
+    cx: &LuCtx<'_>,
+    orig: &DeviceVec<T>,
+    work: &mut DeviceVec<T>,
+    mut f: impl FnMut(&mut DeviceVec<T>) -> gpu_blas::Result<()>,
+) -> Result<f64, String> {
+    let stream = cx.stream.cu_stream();
+    let (wp, op) = (ptr(work), ptr(orig));
+    let bytes = orig.len() * std::mem::size_of::<T>();
+    let restore = move || dtod(stream, wp, op, bytes);
+    measure_reset(cx, restore, || f(work)).map_err(ours_failure)
+}
+
+/// Times an out-of-place call.
+pub fn time_out_of_place(
+    cx: &LuCtx<'_>,
+    f: impl FnMut() -> gpu_blas::Result<()>,
+) -> Result<f64, String> {
+    measure(cx, f).map_err(ours_failure)
+}

@@ -17,6 +17,7 @@ mod cusparse;
 mod lu;
 mod lu_cublas;
 mod lu_model;
+mod lu_tune;
 mod report;
 mod spmv;
 mod timing;
@@ -65,7 +66,7 @@ fn parse_args() -> Args {
                     .unwrap_or_default()
             }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick,lu-tune] [--reps N] [--json PATH] [--markdown PATH]");
                 println!("  lu: batched LU (getrf/getri/getrs/inverse) against cuBLAS, batch 10000, n 4..512, 4 types + variable sizes 33..=190; only when named");
                 println!(
                     "  lu-quick (or lu with --quick): n 8, 32, 64, 190; f64 and c64; batch 2000"
@@ -185,6 +186,27 @@ fn main() {
             Err(e) => {
                 eprintln!("lu: {e}");
                 std::process::exit(2);
+            }
+        }
+    }
+    if args.only.iter().any(|o| o == "lu-tune") {
+        let cx = lu::LuCtx::new(&dev, &cublas, copy_gbps, args.reps);
+        let orders: Vec<usize> = match args.lu_n.as_deref() {
+            Some(list) => list
+                .split(',')
+                .filter_map(|s| s.trim().parse().ok())
+                .collect(),
+            None => lu_tune::ORDERS.to_vec(),
+        };
+        let batch = args.lu_batch.unwrap_or(10_000);
+        let types = args.lu_types.as_deref().unwrap_or("f32,f64,c64,c128");
+        for t in types.split(',') {
+            match t.trim() {
+                "f32" => lu_tune::sweep::<f32>(&cx, &orders, batch),
+                "f64" => lu_tune::sweep::<f64>(&cx, &orders, batch),
+                "c64" => lu_tune::sweep::<Complex32>(&cx, &orders, batch),
+                "c128" => lu_tune::sweep::<Complex64>(&cx, &orders, batch),
+                other => eprintln!("lu-tune: unknown type {other}"),
             }
         }
     }

@@ -1,0 +1,97 @@
+//! `--only lu-tune`: the sweep behind `batched-lu`'s table of blocked-kernel configurations.
+//!
+//! For each order n ≥ 33 and type, times our `getrf_batched` and `getri_batched` (batch 10000,
+//! or what fits) for every panel width `nb ∈ {8, 16, 32}` (16 and 8 only for c128) and every
+//! thread count in {64, 128, 256}, and prints one line per configuration plus the fastest
+//! (by getrf + getri time) per order, in the form of the table in
+//! `crates/batched-lu/src/tuning.rs`.
+
+use crate::lu::{self, LuCtx};
+use batched_lu::{getrf_batched, getri_batched, set_blocked_config, BatchLayout};
+use gpu_blas::{DeviceVec, Scalar};
+
+/// Orders swept (the blocked kernels serve n > 32).
+pub const ORDERS: [usize; 9] = [33, 48, 64, 100, 128, 190, 256, 384, 512];
+
+/// One configuration's times.
+struct Tuned {
+    nb: usize,
+    threads: u32,
+    getrf_ms: f64,
+    getri_ms: f64,
+}
+
+/// Sweeps one type over [`ORDERS`] (or `orders`); prints the lines described above.
+pub fn sweep<T: Scalar>(cx: &LuCtx<'_>, orders: &[usize], batch: usize) {
+    for &n in orders {
+        match sweep_one::<T>(cx, n, batch) {
+            Ok(mut all) if !all.is_empty() => {
+                all.sort_by(|a, b| (a.getrf_ms + a.getri_ms).total_cmp(&(b.getrf_ms + b.getri_ms)));
+                let b = &all[0];
+                println!(
+                    "tune-best {} n={n} nb={} threads={} getrf_ms={:.4} getri_ms={:.4}",
+                    T::PREFIX,
+                    b.nb,
+                    b.threads,
+                    b.getrf_ms,
+                    b.getri_ms
+                );
+            }
+            Ok(_) => println!("tune {} n={n}: no configuration ran", T::PREFIX),
+            Err(e) => println!("tune {} n={n}: {e}", T::PREFIX),
+        }
+    }
+    set_blocked_config(None);
+}
+
+fn sweep_one<T: Scalar>(cx: &LuCtx<'_>, n: usize, wanted: usize) -> Result<Vec<Tuned>, String> {
+    let es = std::mem::size_of::<T>();
+    let batch = crate::lu_model::batch_that_fits(wanted, n, es, cx.budget);
+    let layout = BatchLayout::packed(n, batch);
+    let nn = n * n;
+    let e = |e: gpu_blas::Error| e.to_string();
+    let host = lu::well_conditioned_packed::<T>(n, batch);
+    let orig = DeviceVec::from_vec(cx.dev, host).map_err(e)?;
+    let mut work = orig.try_clone().map_err(e)?;
+    let mut inv = DeviceVec::<T>::zeros(cx.dev, batch * nn).map_err(e)?;
+    let mut piv = DeviceVec::<i32>::zeros(cx.dev, n * batch).map_err(e)?;
+    let mut info = DeviceVec::<i32>::zeros(cx.dev, batch).map_err(e)?;
+    let widths: &[usize] = if T::IS_COMPLEX && es == 16 {
+        &[8, 16]
+    } else {
+        &[8, 16, 32]
+    };
+    let mut out = Vec::new();
+    for &nb in widths {
+        for threads in [64u32, 128, 256] {
+            set_blocked_config(Some((nb, threads)));
+            let rf = lu::time_in_place(cx, &orig, &mut work, |w| {
+                getrf_batched(layout, w, &mut piv, &mut info)
+            });
+            let ri = rf.as_ref().ok().map(|_| {
+                lu::time_out_of_place(cx, || {
+                    getri_batched(layout, &work, &piv, &info, &mut inv, nn)
+                })
+            });
+            match (rf, ri) {
+                (Ok(f), Some(Ok(i))) => {
+                    println!(
+                        "tune {} n={n} batch={batch} nb={nb} threads={threads} getrf_ms={f:.4} getri_ms={i:.4}",
+                        T::PREFIX
+                    );
+                    out.push(Tuned {
+                        nb,
+                        threads,
+                        getrf_ms: f,
+                        getri_ms: i,
+                    });
+                }
+                (Err(err), _) | (Ok(_), Some(Err(err))) => {
+                    println!("tune {} n={n} nb={nb} threads={threads}: {err}", T::PREFIX)
+                }
+                (Ok(_), None) => {}
+            }
+        }
+    }
+    Ok(out)
+}
