@@ -6,16 +6,67 @@ use gpu_blas::blas2::Trans;
 use gpu_blas::Scalar;
 use num_traits::Float;
 
-/// In-place LU with partial pivoting, left-looking (column by column, LAPACK `getf2` order of
-/// pivot choices): `A = P·L·U`, `L` unit lower (stored below the diagonal), `U` upper.
+/// Panel width of the blocked factorization.
+const NB: usize = 32;
+
+/// In-place LU with partial pivoting (LAPACK `getrf` order of pivot choices):
+/// `A = P·L·U`, `L` unit lower (stored below the diagonal), `U` upper.
 ///
 /// `ipiv[j]` gets the 1-based row swapped with row `j + 1` at step `j`. Returns `0` or the
 /// 1-based index of the first exactly-zero `U(j, j)`; the factorization always completes.
+/// Orders up to `2·NB` are factored column by column ([`getf2`]); larger ones are blocked
+/// right-looking: a panel of `NB` columns by [`getf2`], its interchanges applied to the rest
+/// of the rows, `U12 = L11⁻¹·A12`, then the rank-`NB` update `A22 −= L21·U12`.
 pub(crate) fn getrf_one<T: Scalar>(n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+    if n <= 2 * NB {
+        return getf2(n, n, a, n, ipiv);
+    }
     let mut info = 0i32;
-    for j in 0..n {
-        let (left, right) = a.split_at_mut(j * n);
-        let col = &mut right[..n];
+    for j0 in (0..n).step_by(NB) {
+        let w = NB.min(n - j0);
+        let pinfo = getf2(n - j0, w, &mut a[j0 + j0 * n..], n, &mut ipiv[j0..j0 + w]);
+        if info == 0 && pinfo > 0 {
+            info = pinfo + j0 as i32;
+        }
+        for p in &mut ipiv[j0..j0 + w] {
+            *p += j0 as i32;
+        }
+        // The panel's interchanges on the columns left and right of it.
+        for jj in j0..j0 + w {
+            let p = ipiv[jj] as usize - 1;
+            if p != jj {
+                for c in (0..j0).chain(j0 + w..n) {
+                    a.swap(jj + c * n, p + c * n);
+                }
+            }
+        }
+        let (left, right) = a.split_at_mut((j0 + w) * n);
+        let panel = &left[j0 * n..];
+        // U12 ← L11⁻¹·A12 and A22 ← A22 − L21·U12, column by column of the trailing part.
+        for col in right.chunks_exact_mut(n) {
+            for k in 0..w {
+                let u = col[j0 + k];
+                if u != T::zero() {
+                    let lk = &panel[k * n..k * n + n];
+                    for (c, &l) in col[j0 + k + 1..].iter_mut().zip(&lk[j0 + k + 1..]) {
+                        *c -= l * u;
+                    }
+                }
+            }
+        }
+    }
+    info
+}
+
+/// Unblocked left-looking LU with partial pivoting of the `m × w` column-major block `a`
+/// (leading dimension `ld`, `m ≥ w`): the interchanges are applied to the block's rows only.
+/// `ipiv` (length `w`) gets 1-based rows relative to the block; returns 0 or the 1-based
+/// index of the first exactly-zero pivot.
+fn getf2<T: Scalar>(m: usize, w: usize, a: &mut [T], ld: usize, ipiv: &mut [i32]) -> i32 {
+    let mut info = 0i32;
+    for j in 0..w {
+        let (left, right) = a.split_at_mut(j * ld);
+        let col = &mut right[..m];
         // Apply the earlier interchanges to column j (lazily, in order).
         for (i, &p) in ipiv[..j].iter().enumerate() {
             let p = p as usize - 1;
@@ -23,12 +74,12 @@ pub(crate) fn getrf_one<T: Scalar>(n: usize, a: &mut [T], ipiv: &mut [i32]) -> i
                 col.swap(i, p);
             }
         }
-        // col ← L(:, 0..j)⁻¹-style update: the forward solve with the unit lower L11 on rows
-        // 0..j and the Schur-complement update A(j.., j) −= L(j.., 0..j)·U(0..j, j) on the rest.
+        // The forward solve with the unit lower L11 on rows 0..j and the update
+        // A(j.., j) −= L(j.., 0..j)·U(0..j, j) on the rest.
         for k in 0..j {
             let u = col[k];
             if u != T::zero() {
-                let lk = &left[k * n..k * n + n];
+                let lk = &left[k * ld..k * ld + m];
                 for (c, &l) in col[k + 1..].iter_mut().zip(&lk[k + 1..]) {
                     *c -= l * u;
                 }
@@ -38,9 +89,9 @@ pub(crate) fn getrf_one<T: Scalar>(n: usize, a: &mut [T], ipiv: &mut [i32]) -> i
         let mut p = j;
         let mut best = col[j].abs1();
         for (i, v) in col.iter().enumerate().skip(j + 1) {
-            let m = v.abs1();
-            if m > best {
-                best = m;
+            let mv = v.abs1();
+            if mv > best {
+                best = mv;
                 p = i;
             }
         }
@@ -50,7 +101,7 @@ pub(crate) fn getrf_one<T: Scalar>(n: usize, a: &mut [T], ipiv: &mut [i32]) -> i
             if p != j {
                 col.swap(j, p);
                 for c in 0..j {
-                    left.swap(j + c * n, p + c * n);
+                    left.swap(j + c * ld, p + c * ld);
                 }
             }
             for v in &mut col[j + 1..] {

@@ -9,9 +9,11 @@
 //!   [`getrf_vbatched`], [`getrs_vbatched`], [`getri_vbatched`].
 //!
 //! Matrices are column-major with leading dimension `n`; pivots are 1-based LAPACK row indices
-//! (`i32`) and `info` follows LAPACK `getrf`. This version runs on the CPU (multithreaded over
-//! the batch with rayon); buffers on a GPU are refused with
-//! [`Error::Unsupported`](gpu_blas::Error::Unsupported).
+//! (`i32`) and `info` follows LAPACK `getrf`. Both backends run every operation: the CPU
+//! (multithreaded over the batch with rayon, a blocked LU per matrix) and CUDA (the kernels of
+//! `kernels/batched_lu.cu`: whole matrices in registers for n ≤ 32, one thread block per matrix
+//! with the current panel in shared memory above). Argument errors are found before anything
+//! is written.
 //!
 //! ```
 //! use batched_lu::{inverse_batched, BatchLayout};
