@@ -32,8 +32,8 @@ pub(crate) fn getrf_one<T: Scalar>(n: usize, a: &mut [T], ipiv: &mut [i32]) -> i
             *p += j0 as i32;
         }
         // The panel's interchanges on the columns left and right of it.
-        for jj in j0..j0 + w {
-            let p = ipiv[jj] as usize - 1;
+        for (jj, &p) in (j0..).zip(&ipiv[j0..j0 + w]) {
+            let p = p as usize - 1;
             if p != jj {
                 for c in (0..j0).chain(j0 + w..n) {
                     a.swap(jj + c * n, p + c * n);
