@@ -19,11 +19,20 @@ cd "$BUNDLE" || exit 1
 if [[ -d "$BUNDLE/matrices" ]]; then
     export GPU_LINALG_MATRICES="$BUNDLE/matrices"
 fi
-if [[ -x "$BUNDLE/bin/gpulinalg" ]]; then
-    export GPULINALG_BIN="$BUNDLE/bin/gpulinalg"
-fi
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
+# The executables travel compressed (payload.tar.gz holds tests/ and bin/).
+PAYLOAD="$BUNDLE"
+if [[ -f "$BUNDLE/payload.tar.gz" ]]; then
+    PAYLOAD="$SCRATCH/payload"
+    mkdir -p "$PAYLOAD" && tar -xzf "$BUNDLE/payload.tar.gz" -C "$PAYLOAD" || {
+        echo "run: error: cannot unpack payload.tar.gz" >&2
+        exit 1
+    }
+fi
+if [[ -x "$PAYLOAD/bin/gpulinalg" ]]; then
+    export GPULINALG_BIN="$PAYLOAD/bin/gpulinalg"
+fi
 
 usage() {
     cat <<'EOF'
@@ -63,7 +72,7 @@ log_path() {
 # The test binaries, one per line, sorted.
 test_bins() {
     local f
-    for f in "$BUNDLE"/tests/*; do
+    for f in "$PAYLOAD"/tests/*; do
         if [[ -f $f && -x $f ]]; then
             printf '%s\n' "$f"
         fi
@@ -104,7 +113,7 @@ gpu_info() {
 cmd_test() {
     local bins=() failures=() bin name log rc p f passed=0 failed=0
     mapfile -t bins < <(test_bins)
-    ((${#bins[@]} > 0)) || die "no test binaries in $BUNDLE/tests"
+    ((${#bins[@]} > 0)) || die "no test binaries in $PAYLOAD/tests"
     export GPU_REQUIRED=1
     gpu_info
     for bin in "${bins[@]}"; do
@@ -157,7 +166,7 @@ cmd_sanitize() {
     sanitizer=$(find_sanitizer) ||
         die "compute-sanitizer not found (PATH, \$CUDA_HOME/bin, /usr/local/cuda*/bin)"
     mapfile -t bins < <(test_bins)
-    ((${#bins[@]} > 0)) || die "no test binaries in $BUNDLE/tests"
+    ((${#bins[@]} > 0)) || die "no test binaries in $PAYLOAD/tests"
     ((${#filters[@]} > 0)) || filters=(cuda)
     export GPU_REQUIRED=1 PROPTEST_CASES=3
     echo "compute-sanitizer: $sanitizer"
@@ -195,7 +204,7 @@ cmd_sanitize() {
 }
 
 cmd_bench() {
-    local bench="$BUNDLE/bin/gpu-bench" extra=()
+    local bench="$PAYLOAD/bin/gpu-bench" extra=()
     [[ -x $bench ]] || die "$bench is missing (bundle built without gpu-linalg-benches)"
     if [[ -n ${OUT:-} ]]; then
         mkdir -p "$OUT" || die "cannot create OUT=$OUT"
