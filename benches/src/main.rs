@@ -9,11 +9,20 @@
 //! variable-size batch; with `--quick`, or as `lu-quick`: orders 8, 32, 64, 190, f64 and c64,
 //! batch 2000), which runs only when named. `--lu-n 4,8,var`, `--lu-types f64,c128` and
 //! `--lu-batch N` narrow it (to split a long run).
+//!
+//! The dense-inverse section `inverse` (every `dense-inverse` method against cuSOLVER
+//! getrf+getrs and potrf+potri, n 1000…16000, f32 and f64, c64 at n = 4000, our CPU backend
+//! alongside for n ≤ 4000; with `--quick`, or as `inverse-quick`: n 1000 and 4000, f64) also
+//! runs only when named; `--inv-n 1000,4000`, `--inv-types f64,c64` and `--inv-cpu N` (largest
+//! order timed on the CPU, 0 for none) narrow it.
 
 mod blas1;
 mod blas2;
 mod cublas;
+mod cusolver;
 mod cusparse;
+mod inv_model;
+mod inverse;
 mod lu;
 mod lu_cublas;
 mod lu_model;
@@ -36,6 +45,9 @@ struct Args {
     lu_n: Option<String>,
     lu_types: Option<String>,
     lu_batch: Option<usize>,
+    inv_n: Option<String>,
+    inv_types: Option<String>,
+    inv_cpu: Option<usize>,
 }
 
 fn parse_args() -> Args {
@@ -48,6 +60,9 @@ fn parse_args() -> Args {
         lu_n: None,
         lu_types: None,
         lu_batch: None,
+        inv_n: None,
+        inv_types: None,
+        inv_cpu: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -59,6 +74,15 @@ fn parse_args() -> Args {
             "--lu-n" => a.lu_n = it.next(),
             "--lu-types" => a.lu_types = it.next(),
             "--lu-batch" => a.lu_batch = it.next().and_then(|v| v.parse().ok()),
+            "--inv-n" => a.inv_n = it.next(),
+            "--inv-types" => a.inv_types = it.next(),
+            "--inv-cpu" => match it.next().map(|v| v.parse()) {
+                Some(Ok(v)) => a.inv_cpu = Some(v),
+                _ => {
+                    eprintln!("--inv-cpu needs an order (0: no CPU timings)");
+                    std::process::exit(2);
+                }
+            },
             "--only" => {
                 a.only = it
                     .next()
@@ -66,7 +90,7 @@ fn parse_args() -> Args {
                     .unwrap_or_default()
             }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick,lu-tune] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick] [--reps N] [--json PATH] [--markdown PATH]");
                 println!("  lu: batched LU (getrf/getri/getrs/inverse) against cuBLAS, batch 10000, n 4..512, 4 types + variable sizes 33..=190; only when named");
                 println!(
                     "  lu-quick (or lu with --quick): n 8, 32, 64, 190; f64 and c64; batch 2000"
@@ -74,6 +98,13 @@ fn parse_args() -> Args {
                 println!("  --lu-n 4,8,var   only these orders (`var`: the variable-size batch)");
                 println!("  --lu-types f64,c128   only these types (f32, f64, c64, c128)");
                 println!("  --lu-batch N   requested batch (reduced where memory requires)");
+                println!("  inverse: dense-inverse methods against cuSOLVER getrf+getrs / potrf+potri, n 1000..16000, f32 and f64, c64 at 4000; CPU backend for n <= 4000; only when named");
+                println!("  inverse-quick (or inverse with --quick): n 1000 and 4000, f64");
+                println!("  --inv-n 1000,4000   only these orders");
+                println!("  --inv-types f64,c64   only these types (f32, f64, c64, c128), each at every order");
+                println!(
+                    "  --inv-cpu N   time our CPU backend up to order N (default 4000, 0: never)"
+                );
                 std::process::exit(0);
             }
             other => {
@@ -210,6 +241,22 @@ fn main() {
             }
         }
     }
+    let mut inv_rows = Vec::new();
+    let inv_quick = args.only.iter().any(|o| o == "inverse-quick");
+    if inv_quick || args.only.iter().any(|o| o == "inverse") {
+        match inv_model::InvPlan::new(
+            inv_quick || args.quick,
+            args.inv_n.as_deref(),
+            args.inv_types.as_deref(),
+            args.inv_cpu,
+        ) {
+            Ok(plan) => inverse_section(&dev, args.reps, &plan, &mut inv_rows),
+            Err(e) => {
+                eprintln!("inverse: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
     let report = Report {
         device: dev.name(),
         copy_gbps,
@@ -220,6 +267,12 @@ fn main() {
             lu::METHOD.into()
         },
         lu: lu_rows,
+        inverse_method: if inv_rows.is_empty() {
+            String::new()
+        } else {
+            inverse::METHOD.into()
+        },
+        inverse: inv_rows,
     };
     if let Some(p) = &args.json {
         std::fs::write(p, serde_json::to_string_pretty(&report).unwrap()).expect("writing JSON");
@@ -276,6 +329,33 @@ fn lu_section(
         if has("c128") {
             lu::run_var::<Complex64>(&cx, plan.batch, 33, 190, rows);
         }
+    }
+}
+
+/// The dense-inverse section: every (order, type) case of the plan.
+fn inverse_section(
+    dev: &Device,
+    reps: usize,
+    plan: &inv_model::InvPlan,
+    rows: &mut Vec<report::InvRow>,
+) {
+    let cx = inverse::InvCtx::new(dev, reps, plan.cpu_max_n);
+    eprintln!(
+        "dense inverse: cases {:?}, CPU backend up to n = {}",
+        plan.cases, plan.cpu_max_n
+    );
+    let t = std::time::Instant::now();
+    for (n, ty) in &plan.cases {
+        match ty.as_str() {
+            "f32" => inverse::run::<f32>(&cx, *n, rows),
+            "f64" => inverse::run::<f64>(&cx, *n, rows),
+            "c64" => inverse::run::<Complex32>(&cx, *n, rows),
+            _ => inverse::run::<Complex64>(&cx, *n, rows),
+        }
+        eprintln!(
+            "dense inverse: {ty} n = {n} done, {:.0} s so far",
+            t.elapsed().as_secs_f64()
+        );
     }
 }
 
