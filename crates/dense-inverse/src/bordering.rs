@@ -84,7 +84,7 @@ pub(crate) fn invert_host<T: Scalar>(
 /// # Errors
 /// [`Error::SingularLeadingBlock`] naming the 1-based step `t`, `|β_t|` and the threshold;
 /// [`Error::NotSquare`]; [`gpu_blas::Error::NonFinite`] (referenced triangle);
-/// [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::Unsupported`] on a GPU (no GPU path in this version).
 ///
 /// ```
 /// use dense_inverse::{bordering_inverse, Bordering, Error};
@@ -108,6 +108,7 @@ pub fn bordering_inverse<'a, T: Scalar>(
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => check::cpu_only(OP),
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a)?;
             invert_host(OP, n, &mut h, variant)?;
@@ -143,6 +144,7 @@ pub fn bordering_inverse_in_place<'a, T: Scalar>(
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => check::cpu_only(OP),
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a.as_ref())?;
             invert_host(OP, n, &mut h, variant)?;

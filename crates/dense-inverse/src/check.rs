@@ -9,8 +9,9 @@ use crate::error::{Error, Result};
 use gpu_blas::blas2::Uplo;
 use gpu_blas::{blas1, Device, DeviceMatrix, DeviceVec, MatMut, MatRef, Scalar};
 
-/// The message of [`gpu_blas::Error::Unsupported`] for buffers on a GPU.
-pub(crate) const CPU_ONLY: &str = "dense-inverse runs on the CPU only in this version";
+/// The message of [`gpu_blas::Error::Unsupported`] for the operations without a GPU path.
+pub(crate) const CPU_ONLY: &str =
+    "Gauss-Jordan and the bordering method run on the CPU only in this version";
 
 /// The order `n` of a square matrix, which must also fit the `i32` pivot indices.
 pub(crate) fn square(op: &'static str, rows: usize, cols: usize) -> Result<usize> {
@@ -68,19 +69,26 @@ pub(crate) fn pivots_len(op: &'static str, n: usize, len: usize) -> Result<()> {
 pub(crate) enum Backend {
     /// The host CPU.
     Cpu,
+    /// A CUDA GPU (the `gpu` module).
+    Cuda,
 }
 
-/// The backend for `dev`: the CPU, or [`gpu_blas::Error::Unsupported`] for a GPU.
-pub(crate) fn backend(op: &'static str, dev: &Device) -> Result<Backend> {
-    if dev.is_cpu() {
-        Ok(Backend::Cpu)
+/// The backend for `dev`.
+pub(crate) fn backend(_op: &'static str, dev: &Device) -> Result<Backend> {
+    Ok(if dev.is_cpu() {
+        Backend::Cpu
     } else {
-        Err(gpu_blas::Error::Unsupported {
-            op,
-            detail: CPU_ONLY.to_string(),
-        }
-        .into())
+        Backend::Cuda
+    })
+}
+
+/// [`gpu_blas::Error::Unsupported`] for an operation without a GPU path.
+pub(crate) fn cpu_only<R>(op: &'static str) -> Result<R> {
+    Err(gpu_blas::Error::Unsupported {
+        op,
+        detail: CPU_ONLY.to_string(),
     }
+    .into())
 }
 
 /// Host copy of a `rows × cols` view, column-major with leading dimension `rows`.

@@ -4,6 +4,7 @@
 use crate::check::{self, Backend};
 use crate::cpu;
 use crate::error::{Error, Result};
+use crate::gpu;
 use gpu_blas::blas2::Uplo;
 use gpu_blas::{DeviceMatrix, MatMut, MatRef, Scalar};
 
@@ -25,7 +26,7 @@ pub(crate) fn factor_host<T: Scalar>(op: &'static str, n: usize, h: &mut [T]) ->
 /// [`Error::NotPositiveDefinite`] with the 1-based column `j` whose pivot
 /// `A(j, j) − Σ_k |L(j, k)|²` is not positive (LAPACK `info`); [`Error::NotSquare`];
 /// [`gpu_blas::Error::NonFinite`] (index `i + j·n`, referenced triangle only);
-/// [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::OutOfMemory`] when a GPU's memory runs out.
 ///
 /// ```
 /// use dense_inverse::cholesky_factor;
@@ -43,6 +44,7 @@ pub fn cholesky_factor<'a, T: Scalar>(
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::cholesky_factor(OP, uplo, &a),
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a)?;
             factor_host(OP, n, &mut h)?;
@@ -87,6 +89,7 @@ pub fn cholesky_factor_in_place<'a, T: Scalar>(
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::cholesky_factor_in_place(OP, uplo, &mut a),
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a.as_ref())?;
             factor_host(OP, n, &mut h)?;
@@ -107,7 +110,7 @@ pub fn cholesky_factor_in_place<'a, T: Scalar>(
 /// [`gpu_blas::Error::DeviceMismatch`]; [`gpu_blas::Error::NonFinite`] in `b` or the factor's
 /// triangle; [`Error::NotPositiveDefinite`] naming the first diagonal entry of the factor that
 /// is not positive (such a factor cannot come from [`cholesky_factor`]);
-/// [`gpu_blas::Error::Unsupported`] on a GPU. On error `b` is unchanged.
+/// [`gpu_blas::Error::OutOfMemory`] on a GPU. On error `b` is unchanged.
 ///
 /// ```
 /// use dense_inverse::{cholesky_factor, cholesky_solve};
@@ -131,6 +134,7 @@ pub fn cholesky_solve<'a, 'b, T: Scalar>(
     check::rhs_rows(OP, n, b.rows())?;
     check::same_device(OP, f.device(), &[b.device()])?;
     match check::backend(OP, f.device())? {
+        Backend::Cuda => gpu::ops::cholesky_solve(OP, uplo, &f, &mut b),
         Backend::Cpu => {
             let l = read_factor(OP, uplo, &f)?;
             let mut h = check::read(&b.as_ref())?;
@@ -170,7 +174,7 @@ pub(crate) fn read_factor<T: Scalar>(
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] (1-based column); [`Error::NotSquare`];
-/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::cholesky_inverse;
@@ -189,6 +193,7 @@ pub fn cholesky_inverse<'a, T: Scalar>(
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::cholesky_inverse(OP, uplo, &a),
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a)?;
             factor_host(OP, n, &mut h)?;
@@ -224,6 +229,7 @@ pub fn cholesky_inverse_in_place<'a, T: Scalar>(
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::cholesky_inverse_in_place(OP, uplo, &mut a),
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a.as_ref())?;
             factor_host(OP, n, &mut h)?;

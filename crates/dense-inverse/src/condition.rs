@@ -4,6 +4,7 @@ use crate::check::{self, Backend};
 use crate::cholesky::read_factor;
 use crate::cpu;
 use crate::error::Result;
+use crate::gpu;
 use crate::lu::check_pivots;
 use gpu_blas::blas2::{Trans, Uplo};
 use gpu_blas::{DeviceVec, MatRef, Scalar};
@@ -12,7 +13,7 @@ use num_traits::Zero;
 /// `‖A‖₁ = max_j Σ_i |a_ij|`, the largest column sum of moduli, of any matrix view.
 ///
 /// # Errors
-/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::norm1;
@@ -25,6 +26,7 @@ pub fn norm1<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Result<T::Real> {
     const OP: &str = "norm1";
     let a = a.into();
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::norm1(OP, &a),
         Backend::Cpu => {
             let h = check::read(&a)?;
             check::finite(OP, &h)?;
@@ -37,7 +39,7 @@ pub fn norm1<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Result<T::Real> {
 ///
 /// # Errors
 /// [`crate::Error::NotSquare`]; [`gpu_blas::Error::NonFinite`] (referenced triangle);
-/// [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::hermitian_norm1;
@@ -52,6 +54,7 @@ pub fn hermitian_norm1<'a, T: Scalar>(uplo: Uplo, a: impl Into<MatRef<'a, T>>) -
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::hermitian_norm1(OP, uplo, &a),
         Backend::Cpu => Ok(cpu::condition::norm1(
             n,
             &check::read_hermitian(OP, uplo, &a)?,
@@ -89,7 +92,7 @@ pub(crate) fn cholesky_rcond_host<T: Scalar>(n: usize, l: &[T], anorm: T::Real) 
 /// # Errors
 /// [`crate::Error::NotSquare`]; [`gpu_blas::Error::DimensionMismatch`] (pivot length);
 /// [`gpu_blas::Error::OutOfBounds`] (a pivot outside `1..=n`); [`gpu_blas::Error::DeviceMismatch`];
-/// [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::{lu_factor, lu_rcond, norm1};
@@ -111,6 +114,7 @@ pub fn lu_rcond<'a, T: Scalar>(
     check::pivots_len(OP, n, pivots.len())?;
     check::same_device(OP, f.device(), &[pivots.device()])?;
     match check::backend(OP, f.device())? {
+        Backend::Cuda => gpu::ops::lu_rcond(OP, &f, pivots, anorm),
         Backend::Cpu => {
             let piv = pivots.to_vec()?;
             check_pivots(OP, n, &piv)?;
@@ -129,7 +133,7 @@ pub fn lu_rcond<'a, T: Scalar>(
 /// # Errors
 /// [`crate::Error::NotSquare`]; [`gpu_blas::Error::NonFinite`];
 /// [`crate::Error::NotPositiveDefinite`] for a factor with a non-positive diagonal entry;
-/// [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::{cholesky_factor, cholesky_rcond, hermitian_norm1};
@@ -149,6 +153,7 @@ pub fn cholesky_rcond<'a, T: Scalar>(
     let f = factor.into();
     let n = check::square(OP, f.rows(), f.cols())?;
     match check::backend(OP, f.device())? {
+        Backend::Cuda => gpu::ops::cholesky_rcond(OP, uplo, &f, anorm),
         Backend::Cpu => {
             let l = read_factor(OP, uplo, &f)?;
             Ok(cholesky_rcond_host(n, &l, anorm))

@@ -3,6 +3,7 @@
 use crate::check::{self, Backend};
 use crate::cpu;
 use crate::error::Result;
+use crate::gpu;
 use crate::lu::{check_pivots, LuFactors};
 use gpu_blas::{MatRef, Scalar};
 use num_traits::{Float, Zero};
@@ -51,10 +52,15 @@ impl<T: Scalar> Determinant<T> {
 
 /// The determinant of compact LU factors: `det(A) = det(P)·Π U(j, j)`, `det(P) = (−1)^swaps`.
 pub(crate) fn from_factors<T: Scalar>(n: usize, lu: &[T], piv: &[i32]) -> Determinant<T> {
+    let diag: Vec<T> = (0..n).map(|j| lu[j * n + j]).collect();
+    from_diagonal(&diag, piv)
+}
+
+/// The determinant from the diagonal of `U` and the pivots.
+pub(crate) fn from_diagonal<T: Scalar>(diag: &[T], piv: &[i32]) -> Determinant<T> {
     let mut sign = T::one();
     let mut log_abs = T::Real::zero();
-    for j in 0..n {
-        let u = lu[j * n + j];
+    for (j, &u) in diag.iter().enumerate() {
         let m = u.abs();
         if m == T::Real::zero() {
             return Determinant {
@@ -80,7 +86,7 @@ pub(crate) fn from_factors<T: Scalar>(n: usize, lu: &[T], piv: &[i32]) -> Determ
 /// `ln|det A|`); the input is not modified. Memory: one `n × n` host working copy.
 ///
 /// # Errors
-/// [`crate::Error::NotSquare`]; [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`]
+/// [`crate::Error::NotSquare`]; [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::OutOfMemory`]
 /// on a GPU. A singular matrix is not an error: its determinant is zero.
 ///
 /// ```
@@ -101,6 +107,7 @@ pub fn determinant<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Result<Determi
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::determinant(OP, &a),
         Backend::Cpu => {
             let mut h = check::read(&a)?;
             check::finite(OP, &h)?;
@@ -115,8 +122,8 @@ impl<T: Scalar> LuFactors<T> {
     /// The determinant from these factors: `det(A) = (−1)^swaps·Π U(j, j)`.
     ///
     /// # Errors
-    /// [`gpu_blas::Error::OutOfBounds`] for an invalid pivot; [`gpu_blas::Error::Unsupported`]
-    /// on a GPU.
+    /// [`gpu_blas::Error::OutOfBounds`] for an invalid pivot; [`gpu_blas::Error::Cuda`]
+    /// for a failed read on a GPU.
     ///
     /// ```
     /// use dense_inverse::lu_factor;
@@ -129,6 +136,7 @@ impl<T: Scalar> LuFactors<T> {
         const OP: &str = "LuFactors::determinant";
         let n = self.factors.rows();
         match check::backend(OP, self.factors.device())? {
+            Backend::Cuda => gpu::ops::factors_determinant(OP, self),
             Backend::Cpu => {
                 let piv = self.pivots.to_vec()?;
                 check_pivots(OP, n, &piv)?;

@@ -25,7 +25,7 @@ fn invert_host<T: Scalar>(op: &'static str, n: usize, h: &mut [T]) -> Result<()>
 ///
 /// # Errors
 /// [`Error::Singular`] naming the 1-based column without a non-zero pivot; [`Error::NotSquare`];
-/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`] on a GPU (no GPU path in this version).
 ///
 /// ```
 /// use dense_inverse::gauss_jordan_inverse;
@@ -39,6 +39,7 @@ pub fn gauss_jordan_inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Resul
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => check::cpu_only(OP),
         Backend::Cpu => {
             let mut h = check::read(&a)?;
             check::finite(OP, &h)?;
@@ -71,6 +72,7 @@ pub fn gauss_jordan_inverse_in_place<'a, T: Scalar>(a: impl Into<MatMut<'a, T>>)
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => check::cpu_only(OP),
         Backend::Cpu => {
             let mut h = check::read(&a.as_ref())?;
             check::finite(OP, &h)?;

@@ -7,6 +7,7 @@ use crate::cholesky;
 use crate::condition::{cholesky_rcond_host, lu_rcond_host};
 use crate::cpu;
 use crate::error::{Error, Result};
+use crate::gpu;
 use gpu_blas::blas2::Uplo;
 use gpu_blas::{DeviceMatrix, MatRef, Scalar};
 use num_traits::{ToPrimitive, Zero};
@@ -131,7 +132,8 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// The errors of the chosen method: [`Error::Singular`] for an exactly singular matrix (LU,
 /// Gauss-Jordan), [`Error::NotPositiveDefinite`] ([`Method::Cholesky`] only),
 /// [`Error::SingularLeadingBlock`] (bordering), [`Error::NotSquare`],
-/// [`gpu_blas::Error::NonFinite`], [`gpu_blas::Error::Unsupported`] on a GPU.
+/// [`gpu_blas::Error::NonFinite`], [`gpu_blas::Error::OutOfMemory`];
+/// [`gpu_blas::Error::Unsupported`] for Gauss-Jordan and bordering on a GPU.
 ///
 /// ```
 /// use dense_inverse::{inverse, Method};
@@ -150,6 +152,7 @@ pub fn inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>, method: Method) -> Re
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::inverse(OP, &a, method),
         Backend::Cpu => {
             let (h, method_used, rcond, rcond_exact, norm1) = invert_cpu(OP, &a, n, method)?;
             Ok(Inverse {

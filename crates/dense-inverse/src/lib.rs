@@ -23,14 +23,17 @@
 //!
 //! Arguments are validated before any data is read or written; non-finite input is reported
 //! ([`gpu_blas::Error::NonFinite`]) before anything is written, and every in-place function
-//! leaves its buffer unchanged on error. This version runs on the CPU (blocked algorithms whose
-//! bulk is ndarray matrix products, multithreaded with rayon); buffers on a GPU are refused with
-//! [`gpu_blas::Error::Unsupported`].
+//! leaves its buffer unchanged on error. Both backends run the same blocked algorithms: on the
+//! CPU the bulk is ndarray matrix products, multithreaded with rayon; on a CUDA GPU the panels,
+//! interchanges, diagonal blocks and scans are this crate's kernels and the level-3 products and
+//! triangular solves are cuBLAS calls, all queued on the device's stream. Gauss-Jordan and the
+//! bordering method run on the CPU only ([`gpu_blas::Error::Unsupported`] on a GPU).
 //!
-//! Memory: the CPU backend works on one compact host copy of the matrix (read and written back
-//! column by column); out-of-place functions compute in the buffer that becomes their result,
-//! in-place ones in that one copy. No path holds more than one extra `n × n` buffer; blocked
-//! paths add `n × 64` blocks.
+//! Memory: both backends work on one compact copy of the matrix (host memory for the CPU, device
+//! memory for a GPU; read and written back column by column); out-of-place functions compute in
+//! the buffer that becomes their result, in-place ones in that one copy. No path holds more than
+//! one extra `n × n` buffer (solves: a copy of the factors plus copies of `b`); blocked paths add
+//! `n × 64` blocks. Running out of device memory is [`gpu_blas::Error::OutOfMemory`].
 //!
 //! ```
 //! use dense_inverse::{inverse, Method};
@@ -51,6 +54,7 @@ mod cpu;
 mod determinant;
 mod error;
 mod gauss_jordan;
+mod gpu;
 mod inverse;
 mod lu;
 

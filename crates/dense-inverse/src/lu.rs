@@ -4,6 +4,7 @@
 use crate::check::{self, Backend};
 use crate::cpu;
 use crate::error::{Error, Result};
+use crate::gpu;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{DeviceMatrix, DeviceVec, MatMut, MatRef, Scalar};
 
@@ -48,7 +49,7 @@ pub struct LuFactors<T: Scalar> {
 /// # Errors
 /// [`Error::NotSquare`]; [`gpu_blas::Error::NonFinite`] (index `i + j·n`) for a NaN or
 /// infinite entry; [`gpu_blas::Error::SizeTooLarge`] for `n > i32::MAX`;
-/// [`gpu_blas::Error::Unsupported`] for a matrix on a GPU (this version).
+/// [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::lu_factor;
@@ -62,6 +63,7 @@ pub fn lu_factor<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Result<LuFactors
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::lu_factor(OP, &a),
         Backend::Cpu => {
             let mut h = check::read(&a)?;
             check::finite(OP, &h)?;
@@ -109,6 +111,7 @@ pub fn lu_factor_in_place<'a, T: Scalar>(
     check::pivots_len(OP, n, pivots.len())?;
     check::same_device(OP, a.device(), &[pivots.device()])?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::lu_factor_in_place(OP, &mut a, pivots),
         Backend::Cpu => {
             let mut h = check::read(&a.as_ref())?;
             check::finite(OP, &h)?;
@@ -135,7 +138,7 @@ pub fn lu_factor_in_place<'a, T: Scalar>(
 /// rows); [`gpu_blas::Error::DeviceMismatch`]; [`gpu_blas::Error::OutOfBounds`] for a pivot
 /// outside `1..=n`; [`gpu_blas::Error::NonFinite`] for a NaN or infinity in `b`;
 /// [`Error::Singular`] when some `U(j, j)` is exactly zero (no division by zero is attempted);
-/// [`gpu_blas::Error::Unsupported`] on a GPU. Checked before anything is written: on error `b`
+/// [`gpu_blas::Error::OutOfMemory`] on a GPU. Checked before anything is written: on error `b`
 /// is unchanged.
 ///
 /// ```
@@ -163,6 +166,7 @@ pub fn lu_solve<'a, 'b, T: Scalar>(
     check::rhs_rows(OP, n, b.rows())?;
     check::same_device(OP, f.device(), &[pivots.device(), b.device()])?;
     match check::backend(OP, f.device())? {
+        Backend::Cuda => gpu::ops::lu_solve(OP, trans, &f, pivots, &mut b),
         Backend::Cpu => {
             let piv = pivots.to_vec()?;
             check_pivots(OP, n, &piv)?;
@@ -207,7 +211,7 @@ pub(crate) fn zero_pivot<T: Scalar>(op: &'static str, n: usize, lu: &[T]) -> Res
 ///
 /// # Errors
 /// [`Error::Singular`] with the 1-based step (LAPACK `info`) when some `U(j, j)` is exactly
-/// zero; [`Error::NotSquare`]; [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`]
+/// zero; [`Error::NotSquare`]; [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::OutOfMemory`]
 /// on a GPU. Nearly singular matrices are inverted without complaint: use [`crate::inverse`]
 /// for a result that carries its condition estimate.
 ///
@@ -225,6 +229,7 @@ pub fn lu_inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Result<DeviceMa
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::lu_inverse(OP, &a),
         Backend::Cpu => {
             let mut h = check::read(&a)?;
             check::finite(OP, &h)?;
@@ -257,6 +262,7 @@ pub fn lu_inverse_in_place<'a, T: Scalar>(a: impl Into<MatMut<'a, T>>) -> Result
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
+        Backend::Cuda => gpu::ops::lu_inverse_in_place(OP, &mut a),
         Backend::Cpu => {
             let mut h = check::read(&a.as_ref())?;
             check::finite(OP, &h)?;

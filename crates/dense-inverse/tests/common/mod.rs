@@ -1,5 +1,5 @@
 //! Shared test support: test matrices, Complex64 references through ndarray, residual bounds,
-//! and the one helper that handles GPU devices while the GPU kernels are missing.
+//! and the helpers for the operations that have no GPU path (Gauss-Jordan, bordering).
 #![allow(dead_code)]
 
 use dense_inverse::{Error, Result};
@@ -10,9 +10,9 @@ use num_traits::ToPrimitive;
 
 pub use gpu_blas::testing::random_values;
 
-/// Runs on the CPU; on a GPU asserts that the call was refused as unsupported (this version has
-/// no GPU kernels) and returns `None`. Remove the GPU branch when the kernels land.
-pub fn on<R: std::fmt::Debug>(dev: &Device, r: Result<R>) -> Option<Result<R>> {
+/// For the operations without a GPU path (Gauss-Jordan, bordering): the result on the CPU; on a
+/// GPU asserts that the call was refused as unsupported and returns `None`.
+pub fn cpu_only<R: std::fmt::Debug>(dev: &Device, r: Result<R>) -> Option<Result<R>> {
     if dev.is_cuda() {
         match r {
             Err(Error::Blas(gpu_blas::Error::Unsupported { .. })) => None,
@@ -20,6 +20,20 @@ pub fn on<R: std::fmt::Debug>(dev: &Device, r: Result<R>) -> Option<Result<R>> {
         }
     } else {
         Some(r)
+    }
+}
+
+/// [`cpu_only`] for the methods of `inverse` without a GPU path, the result itself otherwise.
+pub fn on_method<R: std::fmt::Debug>(
+    dev: &Device,
+    m: dense_inverse::Method,
+    r: Result<R>,
+) -> Option<Result<R>> {
+    match m {
+        dense_inverse::Method::GaussJordan | dense_inverse::Method::Bordering(..) => {
+            cpu_only(dev, r)
+        }
+        _ => Some(r),
     }
 }
 

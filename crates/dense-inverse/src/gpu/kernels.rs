@@ -1,0 +1,493 @@
+//! Launches of the kernels in `kernels/dense_inverse.cu`, one function per kernel, each argument
+//! list in the order and with the types of the kernel's signature (`i64` leading dimensions,
+//! `i32` orders and indices, `u64` device addresses).
+
+use super::{vptr, Dense, NB};
+use crate::error::Result;
+use gpu_blas::kernels::{
+    allow_shared_bytes, function, kernel_name, launch_error, KernelModule, LaunchConfig,
+    PushKernelArg,
+};
+use gpu_blas::{interop, Device, DeviceVec, Error, Scalar};
+use std::sync::Arc;
+
+static MODULE: KernelModule = KernelModule::new(
+    "dense_inverse",
+    include_bytes!("../../../../kernels/dense_inverse.fatbin"),
+);
+
+fn stream(op: &'static str, dev: &Device) -> Result<Arc<cudarc::driver::CudaStream>> {
+    interop::cuda_stream(dev).ok_or_else(|| super::not_cuda(op))
+}
+
+fn func(op: &'static str, dev: &Device, base: &str) -> Result<cudarc::driver::CudaFunction> {
+    let _ = op;
+    Ok(function(dev, &MODULE, base)?)
+}
+
+fn i32_of(op: &'static str, v: usize) -> Result<i32> {
+    i32::try_from(v).map_err(|_| {
+        Error::SizeTooLarge {
+            op,
+            detail: format!("{v} exceeds the kernels' i32 range"),
+        }
+        .into()
+    })
+}
+
+fn ld_of(op: &'static str, ld: usize) -> Result<i64> {
+    i64::try_from(ld).map_err(|_| {
+        Error::SizeTooLarge {
+            op,
+            detail: format!("leading dimension {ld}"),
+        }
+        .into()
+    })
+}
+
+fn cfg(grid: (usize, usize), block: u32, smem: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid.0.max(1) as u32, grid.1.max(1) as u32, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: smem as u32,
+    }
+}
+
+/// Blocks of `threads` covering `work` items, at most `cap` (grid-stride loops do the rest).
+fn blocks(work: usize, threads: usize, cap: usize) -> usize {
+    work.div_ceil(threads).clamp(1, cap)
+}
+
+/// Grid for the 2-D helpers: x over rows (256 threads), y over columns (≤ 65535).
+fn grid2(n: usize) -> (usize, usize) {
+    (blocks(n, 256, 64), n.clamp(1, 65535))
+}
+
+/// `getrf_pivot(a, ld, n, j, k, kb, ipiv, info)`: one block of 512 threads.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn getrf_pivot<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    j: usize,
+    k: usize,
+    kb: usize,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(j < n && k <= j && j < k + kb && k + kb <= a.cols && ipiv.len() >= n);
+    let f = func(op, dev, &kernel_name::<T>("getrf_pivot"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, ji, ki, kbi) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, j)?,
+        i32_of(op, k)?,
+        i32_of(op, kb)?,
+    );
+    let (pp, ip) = (vptr(ipiv), vptr(info));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr)
+        .arg(&ld)
+        .arg(&ni)
+        .arg(&ji)
+        .arg(&ki)
+        .arg(&kbi)
+        .arg(&pp)
+        .arg(&ip);
+    // SAFETY: (T* a, i64 ld, int n, int j, int k, int kb, int* ipiv, int* info) match the
+    // kernel; a is n × n (ld ≥ n) with j < n and k + kb ≤ n (asserted), ipiv holds n entries
+    // and info one; the block size 512 matches the kernel's shared arrays (1024).
+    unsafe { l.launch(cfg((1, 1), 512, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `getrf_update(a, ld, n, j, kend)`: a thread per row below `j`.
+pub(crate) fn getrf_update<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    j: usize,
+    kend: usize,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(j < kend && kend <= a.cols && kend <= n);
+    if j + 1 >= n || j + 1 >= kend {
+        return Ok(());
+    }
+    let f = func(op, dev, &kernel_name::<T>("getrf_update"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, ji, ke) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, j)?,
+        i32_of(op, kend)?,
+    );
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&ji).arg(&ke);
+    // SAFETY: (T* a, i64 ld, int n, int j, int kend) match the kernel; rows < n and columns
+    // < kend ≤ cols of a.
+    unsafe { l.launch(cfg((blocks(n - j - 1, 256, 4096), 1), 256, 0)) }
+        .map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `laswp_rows(a, ld, ncols, skip0, skip1, ipiv, k1, k2, backward)`: interchanges
+/// `ipiv[k1..k2)` on the columns of `a` outside `skip`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn laswp_rows<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    skip: (usize, usize),
+    ipiv: &DeviceVec<i32>,
+    (k1, k2): (usize, usize),
+    backward: bool,
+) -> Result<()> {
+    let ncols = a.cols;
+    assert!(k1 <= k2 && k2 <= ipiv.len() && k2 <= a.rows);
+    if ncols == 0 || k1 == k2 || (skip.0 == 0 && skip.1 >= ncols) {
+        return Ok(());
+    }
+    let f = func(op, dev, &kernel_name::<T>("laswp_rows"))?;
+    let s = stream(op, dev)?;
+    let (ld, nc, s0, s1, k1i, k2i, bw) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, ncols)?,
+        i32_of(op, skip.0)?,
+        i32_of(op, skip.1)?,
+        i32_of(op, k1)?,
+        i32_of(op, k2)?,
+        backward as i32,
+    );
+    let pp = vptr(ipiv);
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr)
+        .arg(&ld)
+        .arg(&nc)
+        .arg(&s0)
+        .arg(&s1)
+        .arg(&pp)
+        .arg(&k1i)
+        .arg(&k2i)
+        .arg(&bw);
+    // SAFETY: (T* a, i64 ld, int ncols, int skip0, int skip1, const int* ipiv, int k1, int k2,
+    // int backward) match the kernel; the pivots in ipiv[k1..k2) were validated to lie in
+    // 1..=rows by the caller (or produced by getrf_pivot), so every access is inside a.
+    unsafe { l.launch(cfg((blocks(ncols, 128, 4096), 1), 128, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `permute_rows(src, lds, dst, ldd, n, nrhs, perm, scatter)`.
+pub(crate) fn permute_rows<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    src: Dense<T>,
+    dst: Dense<T>,
+    perm: &DeviceVec<i32>,
+    scatter: bool,
+) -> Result<()> {
+    let (n, nrhs) = (src.rows, src.cols);
+    assert!(dst.rows == n && dst.cols == nrhs && perm.len() == n);
+    if n == 0 || nrhs == 0 {
+        return Ok(());
+    }
+    let f = func(op, dev, &kernel_name::<T>("permute_rows"))?;
+    let s = stream(op, dev)?;
+    let (lds, ldd, ni, nr, sc) = (
+        ld_of(op, src.ld)?,
+        ld_of(op, dst.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, nrhs)?,
+        scatter as i32,
+    );
+    let pp = vptr(perm);
+    let mut l = s.launch_builder(&f);
+    l.arg(&src.ptr)
+        .arg(&lds)
+        .arg(&dst.ptr)
+        .arg(&ldd)
+        .arg(&ni)
+        .arg(&nr)
+        .arg(&pp)
+        .arg(&sc);
+    // SAFETY: (const T* src, i64 lds, T* dst, i64 ldd, int n, int nrhs, const int* perm,
+    // int scatter) match the kernel; perm is a permutation of 0..n built on the host, src and
+    // dst are distinct n × nrhs matrices.
+    unsafe { l.launch(cfg((blocks(n * nrhs, 256, 8192), 1), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `getri_save_l(a, ld, n, j, jb, w, ldw)`.
+pub(crate) fn getri_save_l<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (j, jb): (usize, usize),
+    w: Dense<T>,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(j + jb <= n && w.rows >= n && w.cols >= jb && jb >= 1);
+    let f = func(op, dev, &kernel_name::<T>("getri_save_l"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, ji, jbi, ldw) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, j)?,
+        i32_of(op, jb)?,
+        ld_of(op, w.ld)?,
+    );
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr)
+        .arg(&ld)
+        .arg(&ni)
+        .arg(&ji)
+        .arg(&jbi)
+        .arg(&w.ptr)
+        .arg(&ldw);
+    // SAFETY: (T* a, i64 ld, int n, int j, int jb, T* w, i64 ldw) match the kernel; rows < n,
+    // columns j..j + jb of a and 0..jb of w (n × jb at least) exist; grid.y = jb.
+    unsafe { l.launch(cfg((blocks(n - j, 256, 256), jb), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `swap_cols(a, ld, n, ipiv)`: `getri`'s column interchanges, last to first.
+pub(crate) fn swap_cols<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(a.cols == n && ipiv.len() == n);
+    if n < 2 {
+        return Ok(());
+    }
+    let f = func(op, dev, &kernel_name::<T>("swap_cols"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, pp) = (ld_of(op, a.ld)?, i32_of(op, n)?, vptr(ipiv));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&pp);
+    // SAFETY: (T* a, i64 ld, int n, const int* ipiv) match the kernel; the pivots come from
+    // getrf on this n × n matrix (in 1..=n).
+    unsafe { l.launch(cfg((blocks(n, 128, 4096), 1), 128, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// Shared memory of a diagonal-block kernel (`nb × nb` elements), opted in above 48 KiB.
+fn diag_smem<T: Scalar>(f: &cudarc::driver::CudaFunction, nb: usize) -> Result<usize> {
+    let smem = nb * nb * std::mem::size_of::<T>();
+    if smem > 48 * 1024 {
+        allow_shared_bytes(f, smem)?;
+    }
+    Ok(smem)
+}
+
+/// `trtri_diag(a, ld, nb, upper)`: in-place inverse of the `nb × nb` triangular block `a`.
+pub(crate) fn trtri_diag<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    upper: bool,
+) -> Result<()> {
+    let nb = a.rows;
+    assert!(a.cols == nb && (1..=NB).contains(&nb));
+    let f = func(op, dev, &kernel_name::<T>("trtri_diag"))?;
+    let smem = diag_smem::<T>(&f, nb)?;
+    let s = stream(op, dev)?;
+    let (ld, nbi, up) = (ld_of(op, a.ld)?, i32_of(op, nb)?, upper as i32);
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&nbi).arg(&up);
+    // SAFETY: (T* a, i64 ld, int nb, int upper) match the kernel; a is nb × nb (nb ≤ 64, the
+    // block has 64 threads, one per column), the dynamic shared memory holds nb² elements.
+    unsafe { l.launch(cfg((1, 1), NB as u32, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `lauum_diag(a, ld, nb)`: lower triangle of `Mᴴ·M` for the lower triangular block `M`.
+pub(crate) fn lauum_diag<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> Result<()> {
+    let nb = a.rows;
+    assert!(a.cols == nb && (1..=NB).contains(&nb));
+    let f = func(op, dev, &kernel_name::<T>("lauum_diag"))?;
+    let smem = diag_smem::<T>(&f, nb)?;
+    let s = stream(op, dev)?;
+    let (ld, nbi) = (ld_of(op, a.ld)?, i32_of(op, nb)?);
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&nbi);
+    // SAFETY: (T* a, i64 ld, int nb) match the kernel; a is nb × nb, shared memory nb²
+    // elements.
+    unsafe { l.launch(cfg((1, 1), 256, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `potrf_diag(a, ld, nb, col0, info)`: Cholesky of the lower triangle of the diagonal block
+/// starting at column `col0`.
+pub(crate) fn potrf_diag<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    col0: usize,
+    info: &DeviceVec<i32>,
+) -> Result<()> {
+    let nb = a.rows;
+    assert!(a.cols == nb && (1..=NB).contains(&nb) && !info.is_empty());
+    let f = func(op, dev, &kernel_name::<T>("potrf_diag"))?;
+    let smem = diag_smem::<T>(&f, nb)?;
+    let s = stream(op, dev)?;
+    let (ld, nbi, c0, ip) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, nb)?,
+        i32_of(op, col0)?,
+        vptr(info),
+    );
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&nbi).arg(&c0).arg(&ip);
+    // SAFETY: (T* a, i64 ld, int nb, int col0, int* info) match the kernel; a is nb × nb,
+    // info one int, shared memory nb² elements (plus the kernel's static flag).
+    unsafe { l.launch(cfg((1, 1), 128, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// Launches a 2-D helper `(T* a, i64 ld, int n, int flag)` on the `n × n` matrix `a`.
+fn helper2<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    name: &str,
+    a: Dense<T>,
+    flag: i32,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(a.cols == n);
+    if n == 0 {
+        return Ok(());
+    }
+    let f = func(op, dev, &kernel_name::<T>(name))?;
+    let s = stream(op, dev)?;
+    let (ld, ni) = (ld_of(op, a.ld)?, i32_of(op, n)?);
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&flag);
+    // SAFETY: (T* a, i64 ld, int n, int flag) match mirror and zero_tri; a is n × n.
+    unsafe { l.launch(cfg(grid2(n), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `mirror(a, ld, n, from_upper)`: `a` made exactly Hermitian from one triangle.
+pub(crate) fn mirror<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    from_upper: bool,
+) -> Result<()> {
+    helper2(op, dev, "mirror", a, from_upper as i32)
+}
+
+/// `zero_tri(a, ld, n, lower)`: zeros the strict lower (`lower`) or upper triangle.
+pub(crate) fn zero_tri<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    lower: bool,
+) -> Result<()> {
+    helper2(op, dev, "zero_tri", a, lower as i32)
+}
+
+/// `herm_check(a, ld, n, bad)`: whether `a` is exactly Hermitian with a positive real
+/// diagonal (waits for the result).
+pub(crate) fn is_hermitian_positive_diagonal<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+) -> Result<bool> {
+    let n = a.rows;
+    assert!(a.cols == n);
+    if n == 0 {
+        return Ok(true);
+    }
+    let bad = super::flag(dev, 0)?;
+    let f = func(op, dev, &kernel_name::<T>("herm_check"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, bp) = (ld_of(op, a.ld)?, i32_of(op, n)?, vptr(&bad));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&bp);
+    // SAFETY: (const T* a, i64 ld, int n, int* bad) match the kernel; a is n × n, bad one int.
+    unsafe { l.launch(cfg(grid2(n), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(super::read_i32(&bad)? == 0)
+}
+
+/// The diagonal of the `n × n` matrix `a` on the host (`diag_gather`, then one copy).
+pub(crate) fn diagonal<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> Result<Vec<T>> {
+    let n = a.rows.min(a.cols);
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let out = DeviceVec::<T>::zeros(dev, n)?;
+    let f = func(op, dev, &kernel_name::<T>("diag_gather"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, op_) = (ld_of(op, a.ld)?, i32_of(op, n)?, vptr(&out));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&op_);
+    // SAFETY: (const T* a, i64 ld, int n, T* out) match the kernel; a has n diagonal entries,
+    // out n elements.
+    unsafe { l.launch(cfg((blocks(n, 256, 1024), 1), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(out.to_vec()?)
+}
+
+/// Which part of a square matrix a scan reads.
+#[derive(Clone, Copy)]
+pub(crate) enum Part {
+    All = 0,
+    Lower = 1,
+    Upper = 2,
+}
+
+/// The smallest `i + j·m` with a non-finite `a(i, j)` of the `m × n` matrix `a`, in `part`
+/// (the triangles for a square `a`; waits for the result).
+pub(crate) fn first_nonfinite<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    part: Part,
+) -> Result<Option<usize>> {
+    let (m, n) = (a.rows, a.cols);
+    assert!(matches!(part, Part::All) || m == n);
+    if m == 0 || n == 0 {
+        return Ok(None);
+    }
+    let first = DeviceVec::from_vec(dev, vec![-1i64])?;
+    let f = func(op, dev, &kernel_name::<T>("nonfinite_scan"))?;
+    let s = stream(op, dev)?;
+    let (ld, mi, ni, pt, fp) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, m)?,
+        i32_of(op, n)?,
+        part as i32,
+        vptr(&first),
+    );
+    let grid = (blocks(m, 256, 64), n.clamp(1, 65535));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&mi).arg(&ni).arg(&pt).arg(&fp);
+    // SAFETY: (const T* a, i64 ld, int m, int n, int part, unsigned long long* first) match
+    // the kernel; a is m × n, first one 8-byte word (all ones: none found).
+    unsafe { l.launch(cfg(grid, 256, 0)) }.map_err(launch_error(op))?;
+    let v = first.read_range(0, 1)?[0];
+    Ok((v >= 0).then_some(v as usize))
+}
+
+/// `‖a‖₁ = max_j Σ_i |a(i, j)|` of an `m × n` matrix (waits for the result).
+pub(crate) fn norm1<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> Result<T::Real> {
+    let (m, n) = (a.rows, a.cols);
+    if m == 0 || n == 0 {
+        return Ok(num_traits::Zero::zero());
+    }
+    let out = DeviceVec::<T::Real>::zeros(dev, 1)?;
+    let f = func(op, dev, &kernel_name::<T>("col_norm1"))?;
+    let s = stream(op, dev)?;
+    let (ld, mi, ni, op_) = (ld_of(op, a.ld)?, i32_of(op, m)?, i32_of(op, n)?, vptr(&out));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&mi).arg(&ni).arg(&op_);
+    // SAFETY: (const T* a, i64 ld, int m, int n, Real* out) match the kernel; a is m × n, out
+    // one real (zero), 256 threads as the kernel's shared array expects.
+    unsafe { l.launch(cfg((blocks(n, 1, 8192), 1), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(out.read_range(0, 1)?[0])
+}

@@ -1,0 +1,321 @@
+//! LU with partial pivoting on the GPU: `getrf` (blocked right-looking), `getrs`, `getri`, and
+//! the blocked triangular inverse `trtri` shared with the Cholesky inverse.
+
+use super::cublas::{self as cb, LEFT, LOWER, NON_UNIT, OP_N, RIGHT, UNIT, UPPER};
+use super::kernels as k;
+use super::{Dense, NB};
+use crate::error::Result;
+use gpu_blas::blas2::Trans;
+use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
+
+/// `A = P·L·U` in place on the `n × n` matrix `a` (LAPACK `getrf`); `ipiv` (`n` entries) gets
+/// the 1-based interchanges, `info` (one entry, 0 on entry) the first exactly-zero pivot.
+/// Queued, not waited for.
+///
+/// Per `NB`-column panel: for each column, `getrf_pivot` (pivot search, interchange inside
+/// the panel, scaling) and `getrf_update` (rank-1 update of the panel's later columns); then
+/// `laswp_rows` on the columns left and right of the panel, `U12 ← L11⁻¹·A12` (cuBLAS `trsm`)
+/// and `A22 ← A22 − L21·U12` (cuBLAS `gemm`).
+pub(crate) fn getrf<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(a.cols == n && ipiv.len() == n);
+    let mut kk = 0;
+    while kk < n {
+        let kb = NB.min(n - kk);
+        let e = kk + kb;
+        for j in kk..e {
+            k::getrf_pivot(op, dev, a, j, kk, kb, ipiv, info)?;
+            k::getrf_update(op, dev, a, j, e)?;
+        }
+        k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
+        if e < n {
+            let m = n - e;
+            cb::trsm(
+                op,
+                dev,
+                LEFT,
+                LOWER,
+                OP_N,
+                UNIT,
+                (kb, m),
+                T::one(),
+                a.at(kk, kk, kb, kb),
+                a.at(kk, e, kb, m),
+            )?;
+            cb::gemm(
+                op,
+                dev,
+                OP_N,
+                OP_N,
+                (m, m, kb),
+                -T::one(),
+                a.at(e, kk, m, kb),
+                a.at(kk, e, kb, m),
+                T::one(),
+                a.at(e, e, m, m),
+            )?;
+        }
+        kk = e;
+    }
+    Ok(())
+}
+
+/// Right-hand sides below this count are permuted through a gathered copy (`permute_rows`,
+/// parallel over all elements); above, in place by `laswp_rows` (a thread per column).
+const PERMUTE_MAX: usize = 64;
+
+/// The composite row permutation of LAPACK interchanges: `(P^T·B)[i] = B[perm[i]]`.
+fn composite(piv: &[i32]) -> Vec<i32> {
+    let mut perm: Vec<i32> = (0..piv.len() as i32).collect();
+    for (j, &p) in piv.iter().enumerate() {
+        perm.swap(j, p as usize - 1);
+    }
+    perm
+}
+
+/// Solves `op(A)·X = B` (LAPACK `getrs`) from factors `lu` (`n × n`), pivots (`ipiv` on the
+/// device, `piv` the same on the host, validated in `1..=n`) and the compact `n × nrhs`
+/// right-hand sides `b`; returns the matrix holding `X` (`b` itself or a permuted copy).
+pub(crate) fn getrs<T: Scalar>(
+    op: &'static str,
+    trans: Trans,
+    lu: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+    piv: &[i32],
+    mut b: DeviceMatrix<T>,
+) -> Result<DeviceMatrix<T>> {
+    let dev = b.device().clone();
+    let (n, nrhs) = (lu.rows, b.cols());
+    assert!(b.rows() == n && piv.len() == n);
+    if n == 0 || nrhs == 0 {
+        return Ok(b);
+    }
+    let small = nrhs < PERMUTE_MAX;
+    let perm = if small {
+        Some(DeviceVec::from_vec(&dev, composite(piv))?)
+    } else {
+        None
+    };
+    let solve = |x: Dense<T>| -> Result<()> {
+        let (l, u) = (lu, lu);
+        match trans {
+            Trans::N => {
+                cb::trsm(op, &dev, LEFT, LOWER, OP_N, UNIT, (n, nrhs), T::one(), l, x)?;
+                cb::trsm(
+                    op,
+                    &dev,
+                    LEFT,
+                    UPPER,
+                    OP_N,
+                    NON_UNIT,
+                    (n, nrhs),
+                    T::one(),
+                    u,
+                    x,
+                )
+            }
+            Trans::T | Trans::C => {
+                let t = if trans == Trans::T {
+                    cb::op_t()
+                } else {
+                    cb::op_c::<T>()
+                };
+                cb::trsm(
+                    op,
+                    &dev,
+                    LEFT,
+                    UPPER,
+                    t,
+                    NON_UNIT,
+                    (n, nrhs),
+                    T::one(),
+                    u,
+                    x,
+                )?;
+                cb::trsm(op, &dev, LEFT, LOWER, t, UNIT, (n, nrhs), T::one(), l, x)
+            }
+        }
+    };
+    let bd = Dense::of(op, &b)?;
+    match (trans, &perm) {
+        (Trans::N, Some(p)) => {
+            let x = DeviceMatrix::zeros(&dev, n, nrhs)?;
+            let xd = Dense::of(op, &x)?;
+            k::permute_rows(op, &dev, bd, xd, p, false)?;
+            solve(xd)?;
+            Ok(x)
+        }
+        (Trans::N, None) => {
+            k::laswp_rows(op, &dev, bd, (0, 0), ipiv, (0, n), false)?;
+            solve(bd)?;
+            Ok(b)
+        }
+        (_, Some(p)) => {
+            solve(bd)?;
+            let x = DeviceMatrix::zeros(&dev, n, nrhs)?;
+            k::permute_rows(op, &dev, bd, Dense::of(op, &x)?, p, true)?;
+            Ok(x)
+        }
+        (_, None) => {
+            solve(bd)?;
+            k::laswp_rows(op, &dev, bd, (0, 0), ipiv, (0, n), true)?;
+            let _ = &mut b;
+            Ok(b)
+        }
+    }
+}
+
+/// In-place inverse of the `n × n` triangular matrix `a` (non-unit diagonal; LAPACK `trtri`),
+/// blocked: each `NB` block column is multiplied by the already inverted part (cuBLAS `trmm`),
+/// solved with the diagonal block (`trsm`), then the diagonal block is inverted (`trtri_diag`).
+pub(crate) fn trtri<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    upper: bool,
+) -> Result<()> {
+    let n = a.rows;
+    if n == 0 {
+        return Ok(());
+    }
+    if upper {
+        let mut j = 0;
+        while j < n {
+            let jb = NB.min(n - j);
+            if j > 0 {
+                let blk = a.at(0, j, j, jb);
+                cb::trmm(
+                    op,
+                    dev,
+                    LEFT,
+                    UPPER,
+                    OP_N,
+                    NON_UNIT,
+                    (j, jb),
+                    T::one(),
+                    a.at(0, 0, j, j),
+                    blk,
+                )?;
+                cb::trsm(
+                    op,
+                    dev,
+                    RIGHT,
+                    UPPER,
+                    OP_N,
+                    NON_UNIT,
+                    (j, jb),
+                    -T::one(),
+                    a.at(j, j, jb, jb),
+                    blk,
+                )?;
+            }
+            k::trtri_diag(op, dev, a.at(j, j, jb, jb), true)?;
+            j += jb;
+        }
+    } else {
+        let mut j = ((n - 1) / NB) * NB;
+        loop {
+            let jb = NB.min(n - j);
+            if j + jb < n {
+                let m = n - j - jb;
+                let blk = a.at(j + jb, j, m, jb);
+                cb::trmm(
+                    op,
+                    dev,
+                    LEFT,
+                    LOWER,
+                    OP_N,
+                    NON_UNIT,
+                    (m, jb),
+                    T::one(),
+                    a.at(j + jb, j + jb, m, m),
+                    blk,
+                )?;
+                cb::trsm(
+                    op,
+                    dev,
+                    RIGHT,
+                    LOWER,
+                    OP_N,
+                    NON_UNIT,
+                    (m, jb),
+                    -T::one(),
+                    a.at(j, j, jb, jb),
+                    blk,
+                )?;
+            }
+            k::trtri_diag(op, dev, a.at(j, j, jb, jb), false)?;
+            if j == 0 {
+                break;
+            }
+            j -= NB;
+        }
+    }
+    Ok(())
+}
+
+/// `A⁻¹` in place from the LU factors in `a` (no zero pivot; LAPACK `getri`): `U ← U⁻¹`
+/// ([`trtri`]), then `X·L = U⁻¹` by `NB`-column blocks from the right (the block's part of `L`
+/// saved to an `n × NB` workspace and zeroed, cuBLAS `gemm` with the columns to its right,
+/// `trsm` with the block's unit lower triangle), then the columns interchanged back
+/// (`swap_cols`). Extra memory: the `n × NB` workspace.
+pub(crate) fn getri<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+) -> Result<()> {
+    let n = a.rows;
+    if n == 0 {
+        return Ok(());
+    }
+    trtri(op, dev, a, true)?;
+    let w = DeviceMatrix::<T>::zeros(dev, n, NB.min(n))?;
+    let wd = Dense::of(op, &w)?;
+    let mut j = ((n - 1) / NB) * NB;
+    loop {
+        let jb = NB.min(n - j);
+        k::getri_save_l(op, dev, a, (j, jb), wd)?;
+        if j + jb < n {
+            let m = n - j - jb;
+            cb::gemm(
+                op,
+                dev,
+                OP_N,
+                OP_N,
+                (n, jb, m),
+                -T::one(),
+                a.at(0, j + jb, n, m),
+                wd.at(j + jb, 0, m, jb),
+                T::one(),
+                a.at(0, j, n, jb),
+            )?;
+        }
+        cb::trsm(
+            op,
+            dev,
+            RIGHT,
+            LOWER,
+            OP_N,
+            UNIT,
+            (n, jb),
+            T::one(),
+            wd.at(j, 0, jb, jb),
+            a.at(0, j, n, jb),
+        )?;
+        if j == 0 {
+            break;
+        }
+        j -= NB;
+    }
+    k::swap_cols(op, dev, a, ipiv)?;
+    // The workspace is freed (stream-ordered) after the queued work that uses it.
+    drop(w);
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! The CUDA backend: our kernels in `kernels/dense_inverse.cu` for the panels, interchanges,
+//! diagonal blocks and scans, cuBLAS (`cublas.rs`) for the level-3 products and triangular
+//! solves between them.
+//!
+//! Every routine works on a compact device matrix this crate owns (a [`DeviceMatrix`] with
+//! leading dimension `n`, described by [`Dense`]): views passed by the caller are copied in
+//! column by column (`blas1::copy`) and results copied back the same way, because `gpu_blas`
+//! hands out device addresses of whole buffers only. All work is queued on the device's stream;
+//! the host waits only where it reads a result (`info`, a scan's first index, a norm, the
+//! diagonal or pivots of `O(n)` size).
+
+pub(crate) mod cublas;
+pub(crate) mod kernels;
+pub(crate) mod lu;
+pub(crate) mod ops;
+pub(crate) mod potrf;
+
+use crate::error::Result;
+use gpu_blas::{blas1, interop, Device, DeviceMatrix, DeviceVec, Error, MatMut, MatRef, Scalar};
+use std::marker::PhantomData;
+
+/// Block size of the blocked algorithms (LU panel width, Cholesky and triangular-inverse
+/// diagonal blocks). The diagonal-block kernels stage an `NB × NB` block in shared memory.
+pub(crate) const NB: usize = 64;
+
+/// A column-major matrix on the GPU this crate owns: device address of `(0, 0)` and leading
+/// dimension. Only built from a live [`DeviceMatrix`] (or a block of one) whose buffer outlives
+/// every use; `rows`/`cols` bound every launch that touches it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dense<T> {
+    pub ptr: u64,
+    pub rows: usize,
+    pub cols: usize,
+    pub ld: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T: Scalar> Dense<T> {
+    /// The whole of `m` (which must be on a CUDA device).
+    pub(crate) fn of(op: &'static str, m: &DeviceMatrix<T>) -> Result<Self> {
+        let ptr = interop::matrix_ptr(m).ok_or_else(|| not_cuda(op))?;
+        Ok(Dense {
+            ptr,
+            rows: m.rows(),
+            cols: m.cols(),
+            ld: m.ld(),
+            _t: PhantomData,
+        })
+    }
+
+    /// The `nr × nc` block at `(i, j)`; panics (a bug, never user input) if it leaves the matrix.
+    pub(crate) fn at(&self, i: usize, j: usize, nr: usize, nc: usize) -> Self {
+        assert!(
+            i + nr <= self.rows && j + nc <= self.cols,
+            "block {nr}x{nc} at ({i}, {j}) outside {}x{}",
+            self.rows,
+            self.cols
+        );
+        let off = (i + j * self.ld) * std::mem::size_of::<T>();
+        Dense {
+            ptr: self.ptr + off as u64,
+            rows: nr,
+            cols: nc,
+            ld: self.ld,
+            _t: PhantomData,
+        }
+    }
+}
+
+pub(crate) fn not_cuda(op: &'static str) -> crate::Error {
+    Error::Unsupported {
+        op,
+        detail: "not a CUDA device".into(),
+    }
+    .into()
+}
+
+/// Device address of a CUDA vector (0 for an empty one, never dereferenced then).
+pub(crate) fn vptr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
+    interop::vec_ptr(v).unwrap_or(0)
+}
+
+/// A new compact `rows × cols` matrix (leading dimension `max(rows, 1)`) holding a copy of the
+/// view. Out of memory is [`Error::OutOfMemory`].
+pub(crate) fn copy_in<T: Scalar>(a: &MatRef<'_, T>) -> Result<DeviceMatrix<T>> {
+    let mut w = DeviceMatrix::zeros(a.device(), a.rows(), a.cols())?;
+    copy_view(a, &mut w.view_mut())?;
+    Ok(w)
+}
+
+/// `dst ← src` (same shape), column by column.
+pub(crate) fn copy_view<T: Scalar>(src: &MatRef<'_, T>, dst: &mut MatMut<'_, T>) -> Result<()> {
+    if src.rows() == 0 {
+        return Ok(());
+    }
+    for j in 0..src.cols() {
+        blas1::copy(src.col(j)?, dst.col_mut(j)?)?;
+    }
+    Ok(())
+}
+
+/// Writes the lower (`lower`) or upper triangle, diagonal included, of the compact `n × n`
+/// matrix `src` into the view `dst`; the other triangle of `dst` is not touched.
+pub(crate) fn copy_triangle<T: Scalar>(
+    lower: bool,
+    src: &DeviceMatrix<T>,
+    dst: &mut MatMut<'_, T>,
+) -> Result<()> {
+    let n = src.rows();
+    for j in 0..n {
+        let (lo, hi) = if lower { (j, n) } else { (0, j + 1) };
+        let s = src.block(lo, j, hi - lo, 1)?;
+        let mut d = dst.block_mut(lo, j, hi - lo, 1)?;
+        blas1::copy(s.col(0)?, d.col_mut(0)?)?;
+    }
+    Ok(())
+}
+
+/// Reads one `i32` (waits for the queued work).
+pub(crate) fn read_i32(v: &DeviceVec<i32>) -> Result<i32> {
+    Ok(v.read_range(0, 1)?[0])
+}
+
+/// A one-element counter or flag on `dev`, initialised to `v`.
+pub(crate) fn flag(dev: &Device, v: i32) -> Result<DeviceVec<i32>> {
+    Ok(DeviceVec::from_vec(dev, vec![v])?)
+}

@@ -1,0 +1,434 @@
+// Kernels of one large dense matrix (crate dense-inverse): LU panel steps, row and column
+// interchanges, triangular inverses and products of diagonal blocks, the Cholesky diagonal
+// block, Hermitian mirroring, scans and norms, for s, d, c, z.
+//
+// Every matrix is column-major with a 64-bit leading dimension `ld`; element (i, j) is
+// a[i + j * ld] with i64 arithmetic. Level-3 work (GEMM, TRSM, TRMM, SYRK/HERK) is done by
+// cuBLAS between these launches; the kernels here are the panel, pivoting and diagonal-block
+// steps around it.
+//
+// * getrf_pivot: one block; pivot search in column j (largest |re| + |im|, first on ties),
+//   interchange of rows j and p inside the panel columns, scaling of the column below the
+//   diagonal; records ipiv[j] (1-based) and the first zero pivot in info.
+// * getrf_update: rank-1 update of the panel's columns right of j (a thread per row).
+// * laswp_rows: LAPACK row interchanges ipiv[k1..k2) applied to columns outside a skipped range
+//   (a thread per column).
+// * permute_rows: gather / scatter of rows by a permutation (solves with few right-hand sides).
+// * getri_save_l / swap_cols: the column steps of getri.
+// * trtri_diag / lauum_diag / potrf_diag: one block per diagonal block (order <= 64), the
+//   block staged in dynamic shared memory.
+// * mirror / zero_tri / herm_check / diag_gather / nonfinite_scan / col_norm1: small helpers.
+
+#include "common.cuh"
+
+// ---------------------------------------------------------------------------------------------
+// Scalar helpers local to this file.
+
+template <class T> __device__ __forceinline__ T one_v();
+template <> __device__ __forceinline__ float one_v<float>() { return 1.0f; }
+template <> __device__ __forceinline__ double one_v<double>() { return 1.0; }
+template <> __device__ __forceinline__ cf32 one_v<cf32>() { return {1.0f, 0.0f}; }
+template <> __device__ __forceinline__ cf64 one_v<cf64>() { return {1.0, 0.0}; }
+
+__device__ __forceinline__ float sub(float a, float b) { return a - b; }
+__device__ __forceinline__ double sub(double a, double b) { return a - b; }
+__device__ __forceinline__ cf32 sub(cf32 a, cf32 b) { return {a.re - b.re, a.im - b.im}; }
+__device__ __forceinline__ cf64 sub(cf64 a, cf64 b) { return {a.re - b.re, a.im - b.im}; }
+
+__device__ __forceinline__ float re_of(float a) { return a; }
+__device__ __forceinline__ double re_of(double a) { return a; }
+__device__ __forceinline__ float re_of(cf32 a) { return a.re; }
+__device__ __forceinline__ double re_of(cf64 a) { return a.re; }
+
+__device__ __forceinline__ float im_of(float) { return 0.0f; }
+__device__ __forceinline__ double im_of(double) { return 0.0; }
+__device__ __forceinline__ float im_of(cf32 a) { return a.im; }
+__device__ __forceinline__ double im_of(cf64 a) { return a.im; }
+
+// A real value as T.
+__device__ __forceinline__ float of_real(float, float r) { return r; }
+__device__ __forceinline__ double of_real(double, double r) { return r; }
+__device__ __forceinline__ cf32 of_real(cf32, float r) { return {r, 0.0f}; }
+__device__ __forceinline__ cf64 of_real(cf64, double r) { return {r, 0.0}; }
+
+// Modulus.
+__device__ __forceinline__ float mod_of(float a) { return fabsf(a); }
+__device__ __forceinline__ double mod_of(double a) { return fabs(a); }
+__device__ __forceinline__ float mod_of(cf32 a) { return hypotf(a.re, a.im); }
+__device__ __forceinline__ double mod_of(cf64 a) { return hypot(a.re, a.im); }
+
+__device__ __forceinline__ bool fin(float v) { return isfinite(v); }
+__device__ __forceinline__ bool fin(double v) { return isfinite(v); }
+__device__ __forceinline__ bool fin(cf32 v) { return isfinite(v.re) && isfinite(v.im); }
+__device__ __forceinline__ bool fin(cf64 v) { return isfinite(v.re) && isfinite(v.im); }
+
+__device__ __forceinline__ bool eq(float a, float b) { return a == b; }
+__device__ __forceinline__ bool eq(double a, double b) { return a == b; }
+__device__ __forceinline__ bool eq(cf32 a, cf32 b) { return a.re == b.re && a.im == b.im; }
+__device__ __forceinline__ bool eq(cf64 a, cf64 b) { return a.re == b.re && a.im == b.im; }
+
+__device__ __forceinline__ i64 at(i64 i, i64 j, i64 ld) { return i + j * ld; }
+
+// Largest non-negative value by bit pattern (valid for non-negative floats; NaN wins).
+__device__ __forceinline__ void atomic_max_nonneg(float* p, float v) {
+    atomicMax(reinterpret_cast<unsigned int*>(p), __float_as_uint(v));
+}
+__device__ __forceinline__ void atomic_max_nonneg(double* p, double v) {
+    atomicMax(reinterpret_cast<unsigned long long*>(p), (unsigned long long)__double_as_longlong(v));
+}
+
+// ---------------------------------------------------------------------------------------------
+// LU panel: pivot search, interchange inside the panel, scaling. One block, blockDim.x a power
+// of two <= 1024 (the launch uses 512).
+
+template <class T>
+__device__ void getrf_pivot(T* a, i64 ld, int n, int j, int k, int kb, int* ipiv, int* info) {
+    typedef typename Real<T>::type R;
+    __shared__ R best_v[1024];
+    __shared__ int best_i[1024];
+    const int t = threadIdx.x;
+    R bv = -1;
+    int bi = j;
+    const T* col = a + (i64)j * ld;
+    for (int i = j + t; i < n; i += blockDim.x) {
+        const R m = abs1(col[i]);
+        if (m > bv) {  // rows visited in increasing order per thread: first on ties
+            bv = m;
+            bi = i;
+        }
+    }
+    best_v[t] = bv;
+    best_i[t] = bi;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            const R v2 = best_v[t + s];
+            const int i2 = best_i[t + s];
+            if (v2 > best_v[t] || (v2 == best_v[t] && i2 < best_i[t])) {
+                best_v[t] = v2;
+                best_i[t] = i2;
+            }
+        }
+        __syncthreads();
+    }
+    const int p = best_i[0];
+    const bool zero_pivot = !(best_v[0] > 0);
+    if (t == 0) {
+        ipiv[j] = p + 1;
+        if (zero_pivot && *info == 0) *info = j + 1;
+    }
+    if (zero_pivot) return;  // uniform: nothing to eliminate, no division
+    if (p != j) {
+        for (int c = k + t; c < k + kb; c += blockDim.x) {
+            const T x = a[at(j, c, ld)];
+            a[at(j, c, ld)] = a[at(p, c, ld)];
+            a[at(p, c, ld)] = x;
+        }
+    }
+    __syncthreads();
+    const T r = div_s(one_v<T>(), a[at(j, j, ld)]);
+    T* cj = a + (i64)j * ld;
+    for (int i = j + 1 + t; i < n; i += blockDim.x) cj[i] = mul(cj[i], r);
+}
+
+// a[i, c] -= a[i, j] * a[j, c] for rows j < i < n and columns j < c < kend.
+template <class T> __device__ void getrf_update(T* a, i64 ld, int n, int j, int kend) {
+    for (int i = j + 1 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const T l = neg(a[at(i, j, ld)]);
+        if (eq(l, zero<T>())) continue;
+        for (int c = j + 1; c < kend; ++c) a[at(i, c, ld)] = madd(l, a[at(j, c, ld)], a[at(i, c, ld)]);
+    }
+}
+
+// Row interchanges ipiv[k1..k2) (1-based rows), forward or backward, on columns
+// [0, ncols) \ [skip0, skip1): a thread per column.
+template <class T>
+__device__ void laswp_rows(T* a, i64 ld, int ncols, int skip0, int skip1, const int* ipiv, int k1, int k2,
+                           int backward) {
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncols; c += gridDim.x * blockDim.x) {
+        if (c >= skip0 && c < skip1) continue;
+        T* col = a + (i64)c * ld;
+        if (!backward) {
+            for (int p = k1; p < k2; ++p) {
+                const int r = ipiv[p] - 1;
+                if (r != p) {
+                    const T x = col[p];
+                    col[p] = col[r];
+                    col[r] = x;
+                }
+            }
+        } else {
+            for (int p = k2 - 1; p >= k1; --p) {
+                const int r = ipiv[p] - 1;
+                if (r != p) {
+                    const T x = col[p];
+                    col[p] = col[r];
+                    col[r] = x;
+                }
+            }
+        }
+    }
+}
+
+// dst[i, c] = src[perm[i], c] (gather) or dst[perm[i], c] = src[i, c] (scatter).
+template <class T>
+__device__ void permute_rows(const T* src, i64 lds, T* dst, i64 ldd, int n, int nrhs, const int* perm,
+                             int scatter) {
+    const i64 total = (i64)n * nrhs;
+    for (i64 e = blockIdx.x * (i64)blockDim.x + threadIdx.x; e < total; e += (i64)gridDim.x * blockDim.x) {
+        const int i = (int)(e % n), c = (int)(e / n);
+        const int p = perm[i];
+        if (scatter) dst[at(p, c, ldd)] = src[at(i, c, lds)];
+        else dst[at(i, c, ldd)] = src[at(p, c, lds)];
+    }
+}
+
+// getri: w[i, jj - j] = a[i, jj], a[i, jj] = 0 for j <= jj < j + jb, jj < i < n.
+template <class T> __device__ void getri_save_l(T* a, i64 ld, int n, int j, int jb, T* w, i64 ldw) {
+    const int jj = j + blockIdx.y;
+    if (blockIdx.y >= jb) return;
+    for (int i = jj + 1 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        w[at(i, jj - j, ldw)] = a[at(i, jj, ld)];
+        a[at(i, jj, ld)] = zero<T>();
+    }
+}
+
+// getri: columns interchanged back, j = n - 2 down to 0: swap columns j and ipiv[j] - 1.
+// A thread per row.
+template <class T> __device__ void swap_cols(T* a, i64 ld, int n, const int* ipiv) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        for (int j = n - 2; j >= 0; --j) {
+            const int p = ipiv[j] - 1;
+            if (p != j) {
+                const T x = a[at(i, j, ld)];
+                a[at(i, j, ld)] = a[at(i, p, ld)];
+                a[at(i, p, ld)] = x;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagonal blocks (order nb <= 64, one block of threads, the block staged in shared memory).
+
+// In-place inverse of a non-unit triangular nb x nb block; a thread per column of the inverse
+// reads the block from shared memory and writes its column straight back.
+template <class T> __device__ void trtri_diag(T* a, i64 ld, int nb, int upper) {
+    extern __shared__ unsigned char smem_raw[];
+    T* s = reinterpret_cast<T*>(smem_raw);
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) s[e] = a[at(e % nb, e / nb, ld)];
+    __syncthreads();
+    const int j = threadIdx.x;
+    if (j >= nb) return;
+    T* x = a + (i64)j * ld;  // column j of the result
+    if (upper) {
+        x[j] = div_s(one_v<T>(), s[j + j * nb]);
+        for (int i = j - 1; i >= 0; --i) {
+            T acc = zero<T>();
+            for (int p = i + 1; p <= j; ++p) acc = madd(s[i + p * nb], x[p], acc);
+            x[i] = div_s(neg(acc), s[i + i * nb]);
+        }
+    } else {
+        x[j] = div_s(one_v<T>(), s[j + j * nb]);
+        for (int i = j + 1; i < nb; ++i) {
+            T acc = zero<T>();
+            for (int p = j; p < i; ++p) acc = madd(s[i + p * nb], x[p], acc);
+            x[i] = div_s(neg(acc), s[i + i * nb]);
+        }
+    }
+}
+
+// Lower triangle of M^H * M for the lower-triangular nb x nb block M, in place:
+// R(i, j) = sum_{p >= i} conj(M(p, i)) M(p, j) for i >= j.
+template <class T> __device__ void lauum_diag(T* a, i64 ld, int nb) {
+    extern __shared__ unsigned char smem_raw[];
+    T* s = reinterpret_cast<T*>(smem_raw);
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) s[e] = a[at(e % nb, e / nb, ld)];
+    __syncthreads();
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) {
+        const int i = e % nb, j = e / nb;
+        if (i < j) continue;
+        T acc = zero<T>();
+        for (int p = i; p < nb; ++p) acc = madd(conj(s[p + i * nb]), s[p + j * nb], acc);
+        a[at(i, j, ld)] = acc;
+    }
+}
+
+// Cholesky of the lower triangle of an nb x nb diagonal block (earlier blocks' updates already
+// applied); the first non-positive or non-finite pivot sets info = col0 + j + 1 (when info is
+// still 0) and stops. Does nothing when info is already set.
+template <class T> __device__ void potrf_diag(T* a, i64 ld, int nb, int col0, int* info) {
+    typedef typename Real<T>::type R;
+    extern __shared__ unsigned char smem_raw[];
+    T* s = reinterpret_cast<T*>(smem_raw);
+    __shared__ int failed;
+    if (*info != 0) return;  // uniform
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) s[e] = a[at(e % nb, e / nb, ld)];
+    if (threadIdx.x == 0) failed = 0;
+    __syncthreads();
+    for (int j = 0; j < nb; ++j) {
+        // s(i, j) -= sum_{c < j} s(i, c) conj(s(j, c)) for i >= j.
+        for (int i = j + threadIdx.x; i < nb; i += blockDim.x) {
+            T acc = s[i + j * nb];
+            for (int c = 0; c < j; ++c) acc = sub(acc, mul(s[i + c * nb], conj(s[j + c * nb])));
+            s[i + j * nb] = acc;
+        }
+        __syncthreads();
+        const R d = re_of(s[j + j * nb]);
+        if (!(d > 0) || !isfinite(d)) {
+            if (threadIdx.x == 0) {
+                failed = 1;
+                if (*info == 0) *info = col0 + j + 1;
+            }
+            break;  // uniform: every thread read the same d
+        }
+        const R ljj = sqrt(d);
+        const R inv = (R)1 / ljj;
+        for (int i = j + 1 + threadIdx.x; i < nb; i += blockDim.x) s[i + j * nb] = mul(s[i + j * nb], of_real(T(), inv));
+        __syncthreads();
+        if (threadIdx.x == 0) s[j + j * nb] = of_real(T(), ljj);
+        __syncthreads();
+    }
+    __syncthreads();
+    if (failed) return;
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) {
+        const int i = e % nb, j = e / nb;
+        if (i >= j) a[at(i, j, ld)] = s[e];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers on whole matrices (2-D grid-stride over (i, j)).
+
+// Makes the n x n matrix exactly Hermitian from one triangle: from_upper ? a(i, j) =
+// conj(a(j, i)) : a(j, i) = conj(a(i, j)) for i > j; the diagonal's imaginary part is dropped.
+template <class T> __device__ void mirror(T* a, i64 ld, int n, int from_upper) {
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+            if (i == j) {
+                a[at(j, j, ld)] = of_real(T(), re_of(a[at(j, j, ld)]));
+            } else if (from_upper) {
+                a[at(i, j, ld)] = conj(a[at(j, i, ld)]);
+            } else {
+                a[at(j, i, ld)] = conj(a[at(i, j, ld)]);
+            }
+        }
+    }
+}
+
+// Zeros the strict lower (lower != 0) or strict upper triangle.
+template <class T> __device__ void zero_tri(T* a, i64 ld, int n, int lower) {
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        for (int i = j + 1 + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+            if (lower) a[at(i, j, ld)] = zero<T>();
+            else a[at(j, i, ld)] = zero<T>();
+        }
+    }
+}
+
+// *bad = 1 unless the matrix is exactly Hermitian with a real positive diagonal.
+template <class T> __device__ void herm_check(const T* a, i64 ld, int n, int* bad) {
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+            bool ok;
+            if (i == j) {
+                const T d = a[at(j, j, ld)];
+                ok = im_of(d) == 0 && re_of(d) > 0;
+            } else {
+                ok = eq(a[at(i, j, ld)], conj(a[at(j, i, ld)]));
+            }
+            if (!ok) *bad = 1;
+        }
+    }
+}
+
+// out[j] = a(j, j).
+template <class T> __device__ void diag_gather(const T* a, i64 ld, int n, T* out) {
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) out[j] = a[at(j, j, ld)];
+}
+
+// The smallest i + j * m with a non-finite a(i, j) of the m x n matrix, in the part (0 all,
+// 1 lower, 2 upper triangle; the triangles for square matrices).
+template <class T>
+__device__ void nonfinite_scan(const T* a, i64 ld, int m, int n, int part, unsigned long long* first) {
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        const int lo = part == 1 ? j : 0, hi = part == 2 ? min(j + 1, m) : m;
+        for (int i = lo + blockIdx.x * blockDim.x + threadIdx.x; i < hi; i += gridDim.x * blockDim.x) {
+            if (!fin(a[at(i, j, ld)])) atomicMin(first, (unsigned long long)i + (unsigned long long)j * m);
+        }
+    }
+}
+
+// *out = max_j sum_i |a(i, j)| (moduli; out starts at 0): a block per column, grid-stride.
+template <class T> __device__ void col_norm1(const T* a, i64 ld, int m, int n, typename Real<T>::type* out) {
+    typedef typename Real<T>::type R;
+    __shared__ R part[256];
+    for (int j = blockIdx.x; j < n; j += gridDim.x) {
+        R s = 0;
+        for (int i = threadIdx.x; i < m; i += blockDim.x) s += mod_of(a[at(i, j, ld)]);
+        part[threadIdx.x] = s;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+            if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) atomic_max_nonneg(out, part[0]);
+        __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instantiations: extern "C" <op>_<prefix>.
+
+#define DENSE(T, P)                                                                                          \
+    extern "C" __global__ void __launch_bounds__(512)                                                        \
+        getrf_pivot_##P(T* a, i64 ld, int n, int j, int k, int kb, int* ipiv, int* info) {                  \
+        getrf_pivot<T>(a, ld, n, j, k, kb, ipiv, info);                                                      \
+    }                                                                                                        \
+    extern "C" __global__ void getrf_update_##P(T* a, i64 ld, int n, int j, int kend) {                      \
+        getrf_update<T>(a, ld, n, j, kend);                                                                  \
+    }                                                                                                        \
+    extern "C" __global__ void laswp_rows_##P(T* a, i64 ld, int ncols, int skip0, int skip1, const int* ipiv, \
+                                              int k1, int k2, int backward) {                                \
+        laswp_rows<T>(a, ld, ncols, skip0, skip1, ipiv, k1, k2, backward);                                   \
+    }                                                                                                        \
+    extern "C" __global__ void permute_rows_##P(const T* src, i64 lds, T* dst, i64 ldd, int n, int nrhs,     \
+                                                const int* perm, int scatter) {                              \
+        permute_rows<T>(src, lds, dst, ldd, n, nrhs, perm, scatter);                                         \
+    }                                                                                                        \
+    extern "C" __global__ void getri_save_l_##P(T* a, i64 ld, int n, int j, int jb, T* w, i64 ldw) {         \
+        getri_save_l<T>(a, ld, n, j, jb, w, ldw);                                                            \
+    }                                                                                                        \
+    extern "C" __global__ void swap_cols_##P(T* a, i64 ld, int n, const int* ipiv) {                         \
+        swap_cols<T>(a, ld, n, ipiv);                                                                        \
+    }                                                                                                        \
+    extern "C" __global__ void trtri_diag_##P(T* a, i64 ld, int nb, int upper) {                             \
+        trtri_diag<T>(a, ld, nb, upper);                                                                     \
+    }                                                                                                        \
+    extern "C" __global__ void lauum_diag_##P(T* a, i64 ld, int nb) { lauum_diag<T>(a, ld, nb); }            \
+    extern "C" __global__ void potrf_diag_##P(T* a, i64 ld, int nb, int col0, int* info) {                   \
+        potrf_diag<T>(a, ld, nb, col0, info);                                                                \
+    }                                                                                                        \
+    extern "C" __global__ void mirror_##P(T* a, i64 ld, int n, int from_upper) {                             \
+        mirror<T>(a, ld, n, from_upper);                                                                     \
+    }                                                                                                        \
+    extern "C" __global__ void zero_tri_##P(T* a, i64 ld, int n, int lower) { zero_tri<T>(a, ld, n, lower); } \
+    extern "C" __global__ void herm_check_##P(const T* a, i64 ld, int n, int* bad) {                         \
+        herm_check<T>(a, ld, n, bad);                                                                        \
+    }                                                                                                        \
+    extern "C" __global__ void diag_gather_##P(const T* a, i64 ld, int n, T* out) {                          \
+        diag_gather<T>(a, ld, n, out);                                                                       \
+    }                                                                                                        \
+    extern "C" __global__ void nonfinite_scan_##P(const T* a, i64 ld, int m, int n, int part,                \
+                                                  unsigned long long* first) {                               \
+        nonfinite_scan<T>(a, ld, m, n, part, first);                                                         \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                        \
+        col_norm1_##P(const T* a, i64 ld, int m, int n, Real<T>::type* out) {                                \
+        col_norm1<T>(a, ld, m, n, out);                                                                      \
+    }
+
+DENSE(float, s)
+DENSE(double, d)
+DENSE(cf32, c)
+DENSE(cf64, z)
