@@ -39,9 +39,10 @@ fn assert_lu<T: Scalar>(n: usize, a: &[T], f: &[T], piv: &[i32]) {
     let lu = matmul(n, n, n, &l, &u);
     let d: Vec<C64> = pa.iter().zip(&lu).map(|(x, y)| x - y).collect();
     let tol = c_eps::<T>() * n as f64 * norm_inf(n, n, &c64(a));
+    let res = norm_inf(n, n, &d);
     assert!(
-        norm_inf(n, n, &d) <= tol,
-        "{} n = {n}: ‖PA − LU‖ too large",
+        res <= tol,
+        "{} n = {n}: ‖PA − LU‖ = {res:e} > {tol:e}",
         T::PREFIX
     );
 }
