@@ -119,24 +119,83 @@ pub(crate) fn getrs<T: Scalar>(
     }
 }
 
-/// `U ← U⁻¹` in place for the upper triangle of the compact `n × n` matrix `a` (non-unit
-/// diagonal, all non-zero): column `j` of the inverse is `−U⁻¹(j, j)·(U⁻¹)[..j, ..j]·U[..j, j]`.
+/// `U ← U⁻¹` in place for the upper triangle of the column-major `n × n` matrix `a`
+/// (LAPACK `trtri`, upper, non-unit; the strict lower part is neither read nor written),
+/// blocked by `NB` columns: `X ← T·X` with the inverted leading block (block rows as matrix
+/// products), `X ← −X·D⁻¹` with the next diagonal block `D`, then `D ← D⁻¹` by substitution.
 pub(crate) fn trtri_upper<T: Scalar>(n: usize, a: &mut [T]) {
-    for j in 0..n {
-        let (done, rest) = a.split_at_mut(j * n);
-        let col = &mut rest[..n];
+    let mut j = 0;
+    while j < n {
+        let jb = NB.min(n - j);
+        if j > 0 {
+            let (left, right) = a.split_at_mut(j * n);
+            let t = view(n, j, left);
+            let mut x = view_mut(n, jb, right);
+            // X(0..j, :) ← T·X, block rows top-down (the rows below are still the old X).
+            let mut ib = 0;
+            while ib < j {
+                let ie = (ib + NB).min(j);
+                for mut col in x.columns_mut() {
+                    for r in ib..ie {
+                        let mut acc = T::zero();
+                        for k in r..ie {
+                            acc += t[(r, k)] * col[k];
+                        }
+                        col[r] = acc;
+                    }
+                }
+                if ie < j {
+                    let (top, below) = x.view_mut().split_at(Axis(0), ie);
+                    gemm(
+                        T::one(),
+                        &t.slice(s![ib..ie, ie..j]),
+                        &below.slice(s![..j - ie, ..]).view(),
+                        T::one(),
+                        top.slice_move(s![ib.., ..]),
+                    );
+                }
+                ib = ie;
+            }
+            // X ← −X·D⁻¹, D = U(j..j+jb, j..j+jb) (not yet inverted), column by column.
+            for c in 0..jb {
+                let d = x[(j + c, c)];
+                for k in 0..c {
+                    let dkc = x[(j + k, c)];
+                    if dkc != T::zero() {
+                        for r in 0..j {
+                            let y = x[(r, k)];
+                            x[(r, c)] += y * dkc;
+                        }
+                    }
+                }
+                for r in 0..j {
+                    x[(r, c)] = -x[(r, c)] / d;
+                }
+            }
+        }
+        trtri_diag_block(n, a, j, jb);
+        j += jb;
+    }
+}
+
+/// Inverts the upper-triangular `m × m` diagonal block at `(off, off)` of the column-major
+/// matrix `a` (leading dimension `n`) in place, column by column.
+fn trtri_diag_block<T: Scalar>(n: usize, a: &mut [T], off: usize, m: usize) {
+    for j in 0..m {
+        let (done, rest) = a.split_at_mut((off + j) * n);
+        let col = &mut rest[off..off + m];
         col[j] = T::one() / col[j];
         let ajj = -col[j];
         // x ← T·x with T = (U⁻¹)[..j, ..j] upper, x = col[..j], in place by columns k.
         for k in 0..j {
             let xk = col[k];
             if xk != T::zero() {
-                let tk = &done[k * n..k * n + k];
+                let tk = &done[(off + k) * n + off..(off + k) * n + off + k];
                 for (xi, &t) in col[..k].iter_mut().zip(tk) {
                     *xi += t * xk;
                 }
             }
-            col[k] = done[k * n + k] * xk;
+            col[k] = done[(off + k) * n + off + k] * xk;
         }
         for v in &mut col[..j] {
             *v *= ajj;
