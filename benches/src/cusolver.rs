@@ -66,7 +66,7 @@ pub trait CusolverInv: Scalar {
         a: u64,
         lda: c_int,
     ) -> Result<c_int, String>;
-    /// `A = P·L·U` in place; `work` has the elements [`getrf_buffer_size`] asked for, `ipiv`
+    /// `A = P·L·U` in place; `work` has the elements [`getrf_buffer_size`](Self::getrf_buffer_size) asked for, `ipiv`
     /// `n` and `info` one device `int`.
     ///
     /// # Safety
