@@ -96,17 +96,85 @@ pub(crate) fn potrs<T: Scalar>(n: usize, l: &[T], b: &mut [T], nrhs: usize) {
 }
 
 /// `L ← L⁻¹` in place on the lower triangle of the compact `n × n` matrix `a` (non-unit, all
-/// diagonal entries non-zero), by columns from the right.
+/// diagonal entries non-zero; the strict upper triangle is neither read nor written), blocked
+/// by `NB` columns from the bottom right (LAPACK `trtri`, lower): `X ← T·X` with the inverted
+/// trailing block `T` (block rows as matrix products), `X ← −X·D⁻¹` with the diagonal block
+/// `D`, then `D ← D⁻¹` by substitution.
 pub(crate) fn trtri_lower<T: Scalar>(n: usize, a: &mut [T]) {
-    for j in (0..n).rev() {
-        let (head, done) = a.split_at_mut((j + 1) * n);
-        let col = &mut head[j * n..];
+    if n == 0 {
+        return;
+    }
+    let mut j = (n - 1) / NB * NB;
+    loop {
+        let jb = NB.min(n - j);
+        let st = j + jb;
+        if st < n {
+            let (left, right) = a.split_at_mut(st * n);
+            // T = L⁻¹(st.., st..) in `right` (columns st..n), X = L(st.., j..st) in `left`.
+            let t = view(n, n - st, right);
+            let mut x = view_mut(n, jb, &mut left[j * n..]);
+            // X ← T·X, block rows bottom-up (the rows above are still the old X).
+            let mut ie = n;
+            while ie > st {
+                let ib = ie.saturating_sub(NB).max(st);
+                for mut col in x.columns_mut() {
+                    for r in (ib..ie).rev() {
+                        let mut acc = T::zero();
+                        for k in ib..=r {
+                            acc += t[(r, k - st)] * col[k];
+                        }
+                        col[r] = acc;
+                    }
+                }
+                if ib > st {
+                    let (above, mut rest) = x.view_mut().split_at(Axis(0), ib);
+                    gemm(
+                        T::one(),
+                        &t.slice(s![ib..ie, ..ib - st]),
+                        &above.slice(s![st.., ..]).view(),
+                        T::one(),
+                        rest.slice_mut(s![..ie - ib, ..]),
+                    );
+                }
+                ie = ib;
+            }
+            // X ← −X·D⁻¹, D = L(j..st, j..st) (not yet inverted), columns right to left.
+            for c in (0..jb).rev() {
+                let d = x[(j + c, c)];
+                for k in c + 1..jb {
+                    let dkc = x[(j + k, c)];
+                    if dkc != T::zero() {
+                        for r in st..n {
+                            let y = x[(r, k)];
+                            x[(r, c)] += y * dkc;
+                        }
+                    }
+                }
+                for r in st..n {
+                    x[(r, c)] = -x[(r, c)] / d;
+                }
+            }
+        }
+        trtri_lower_diag(n, a, j, jb);
+        if j == 0 {
+            break;
+        }
+        j -= NB;
+    }
+}
+
+/// Inverts the lower-triangular `m × m` diagonal block at `(off, off)` of the compact matrix `a`
+/// (leading dimension `n`) in place, by columns from the right.
+fn trtri_lower_diag<T: Scalar>(n: usize, a: &mut [T], off: usize, m: usize) {
+    for j in (0..m).rev() {
+        let (head, done) = a.split_at_mut((off + j + 1) * n);
+        let col = &mut head[(off + j) * n + off..(off + j) * n + off + m];
         col[j] = T::one() / col[j];
         let ajj = -col[j];
-        // x ← T·x with T = (L⁻¹)[j+1.., j+1..] lower, x = col[j+1..], by columns k decreasing.
-        for k in (j + 1..n).rev() {
+        // x ← T·x with T = (L⁻¹)[j+1.., j+1..] of the block, x = col[j+1..], by columns k decreasing.
+        for k in (j + 1..m).rev() {
             let xk = col[k];
-            let tk = &done[(k - j - 1) * n..(k - j) * n];
+            let tk = &done[(k - j - 1) * n + off..(k - j - 1) * n + off + m];
             col[k] = tk[k] * xk;
             if xk != T::zero() {
                 for (xi, &t) in col[k + 1..].iter_mut().zip(&tk[k + 1..]) {
@@ -120,24 +188,67 @@ pub(crate) fn trtri_lower<T: Scalar>(n: usize, a: &mut [T]) {
     }
 }
 
-/// `A⁻¹ = Mᴴ·M` with `M = L⁻¹` (LAPACK `lauum`), in place on the lower triangle: entry
-/// `(i, j)`, `i ≥ j`, is `Σ_{k ≥ i} conj(M(k, i))·M(k, j)`; columns in increasing order, the
-/// entries of one column computed (in parallel when long) before any is stored.
+/// `A⁻¹ = Mᴴ·M` with `M = L⁻¹` (LAPACK `lauum`, lower), in place on the lower triangle
+/// (`(i, j)`, `i ≥ j`, is `Σ_{k ≥ i} conj(M(k, i))·M(k, j)`), blocked by `NB` rows from the
+/// top: block row `I` becomes `M(I, I)ᴴ·M(I, ..I) + M(>I, I)ᴴ·M(>I, ..I)` (a small triangular
+/// product and a matrix product) and its diagonal block `M(I, I)ᴴ·M(I, I) + M(>I, I)ᴴ·M(>I, I)`.
+/// Only later block rows read the rows below `I`, so ascending order works in place. The strict
+/// upper triangle of the diagonal blocks is used as scratch.
 fn lauum_lower<T: Scalar>(n: usize, a: &mut [T]) {
-    let mut tmp: Vec<T> = Vec::with_capacity(n);
-    for j in 0..n {
-        let entry = |i: usize| {
-            let ci = &a[i * n + i..i * n + n];
-            let cj = &a[j * n + i..j * n + n];
-            ci.iter().zip(cj).map(|(&x, &y)| x.conj() * y).sum::<T>()
-        };
-        tmp.clear();
-        if (n - j) * (n - j) < 1 << 16 {
-            tmp.extend((j..n).map(entry));
-        } else {
-            (j..n).into_par_iter().map(entry).collect_into_vec(&mut tmp);
+    let mut i = 0;
+    while i < n {
+        let ib = NB.min(n - i);
+        let e = i + ib;
+        let mut m = view_mut(n, n, a);
+        // Diagonal block product D = M11ᴴ·M11 (lower), from the old M11.
+        let mut d = Array2::<T>::zeros((ib, ib));
+        for c in 0..ib {
+            for r in c..ib {
+                let mut acc = T::zero();
+                for k in r..ib {
+                    acc += m[(i + k, i + r)].conj() * m[(i + k, i + c)];
+                }
+                d[(r, c)] = acc;
+            }
         }
-        a[j * n + j..j * n + n].copy_from_slice(&tmp);
+        // Block row left of the diagonal: M(I, ..i) ← M11ᴴ·M(I, ..i), r ascending in place.
+        for c in 0..i {
+            for r in 0..ib {
+                let mut acc = T::zero();
+                for k in r..ib {
+                    acc += m[(i + k, i + r)].conj() * m[(i + k, c)];
+                }
+                m[(i + r, c)] = acc;
+            }
+        }
+        if e < n {
+            let (top, bottom) = m.view_mut().split_at(Axis(0), e);
+            // Bᴴ with B = M(>I, I).
+            let bh = bottom.slice(s![.., i..e]).t().mapv(|v| v.conj());
+            let mut top = top;
+            if i > 0 {
+                gemm(
+                    T::one(),
+                    &bh.view(),
+                    &bottom.slice(s![.., ..i]),
+                    T::one(),
+                    top.slice_mut(s![i.., ..i]),
+                );
+            }
+            gemm(
+                T::one(),
+                &bh.view(),
+                &bottom.slice(s![.., i..e]),
+                T::one(),
+                d.view_mut(),
+            );
+        }
+        for c in 0..ib {
+            for r in c..ib {
+                m[(i + r, i + c)] = d[(r, c)];
+            }
+        }
+        i = e;
     }
 }
 
