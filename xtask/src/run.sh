@@ -48,7 +48,8 @@ Usage: run <command> [args...]
   bench [args...]       Run bin/gpu-bench; with OUT set, also writes
                         $OUT/bench.json and $OUT/bench.md.
 
-Environment: OUT=<dir> keeps logs there (test-<bin>.log,
+Environment: BINS=word,word runs only the test binaries whose names contain
+one of the words (test and sanitize). OUT=<dir> keeps logs there (test-<bin>.log,
 sanitize-<tool>-<bin>.log). GPU_LINALG_MATRICES is set to the bundled
 matrices directory.
 EOF
@@ -69,14 +70,23 @@ log_path() {
     fi
 }
 
-# The test binaries, one per line, sorted.
+# The test binaries, one per line, sorted; with BINS set, only those whose name contains
+# one of its comma-separated words.
 test_bins() {
-    local f
+    local f w keep
     for f in "$PAYLOAD"/tests/*; do
         if [[ -f $f && -x $f ]]; then
-            printf '%s\n' "$f"
+            keep=1
+            if [[ -n ${BINS:-} ]]; then
+                keep=0
+                for w in ${BINS//,/ }; do
+                    [[ ${f##*/} == *"$w"* ]] && keep=1
+                done
+            fi
+            ((keep)) && printf '%s\n' "$f"
         fi
     done
+    return 0
 }
 
 # Prints "PASSED FAILED": the sums over libtest's "test result:" lines in $1.
@@ -168,7 +178,8 @@ cmd_sanitize() {
     mapfile -t bins < <(test_bins)
     ((${#bins[@]} > 0)) || die "no test binaries in $PAYLOAD/tests"
     ((${#filters[@]} > 0)) || filters=(cuda)
-    export GPU_REQUIRED=1 PROPTEST_CASES=3
+    # GPU_LINALG_SANITIZE: test suites shrink their size sweeps under the (slow) sanitizer.
+    export GPU_REQUIRED=1 PROPTEST_CASES=3 GPU_LINALG_SANITIZE=1
     echo "compute-sanitizer: $sanitizer"
     gpu_info
     for tool in memcheck racecheck; do

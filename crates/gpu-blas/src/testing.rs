@@ -98,3 +98,18 @@ macro_rules! device_tests {
         }
     )*};
 }
+
+/// Whether the tests run under compute-sanitizer: the GPU bundle's `run sanitize` sets
+/// `GPU_LINALG_SANITIZE`, and suites shrink their size sweeps there, since every kernel runs
+/// tens of times slower under the sanitizer.
+///
+/// ```
+/// // Outside `run sanitize` the variable is not set.
+/// assert_eq!(
+///     gpu_blas::testing::under_sanitizer(),
+///     std::env::var_os("GPU_LINALG_SANITIZE").is_some()
+/// );
+/// ```
+pub fn under_sanitizer() -> bool {
+    std::env::var_os("GPU_LINALG_SANITIZE").is_some()
+}
