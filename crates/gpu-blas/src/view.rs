@@ -432,6 +432,64 @@ impl<'a, T: Element> MatMut<'a, T> {
         })
     }
 
+    /// `self ← src` (LAPACK `lacpy`, all of it): both views have the same shape and device;
+    /// on a GPU one strided two-dimensional copy queued on the device's stream.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] for different shapes, [`Error::DeviceMismatch`] for
+    /// different devices, [`Error::Cuda`] if the copy cannot be queued.
+    ///
+    /// ```
+    /// use gpu_blas::{Device, DeviceMatrix};
+    /// let dev = Device::cpu();
+    /// let a = DeviceMatrix::from_col_major(&dev, 2, 2, 3, vec![1.0, 2.0, 0.0, 3.0, 4.0, 0.0])?;
+    /// let mut b = DeviceMatrix::<f64>::zeros(&dev, 2, 2)?;
+    /// b.view_mut().copy_from(&a.view())?;
+    /// assert_eq!(b.to_array()?, a.to_array()?);
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn copy_from(&mut self, src: &MatRef<'_, T>) -> Result<()> {
+        const OP: &str = "copy_from";
+        if (src.rows, src.cols) != (self.rows, self.cols) {
+            return Err(Error::dims(
+                OP,
+                format!(
+                    "source is {}×{}, destination {}×{}",
+                    src.rows, src.cols, self.rows, self.cols
+                ),
+            ));
+        }
+        src.buf.device().ensure_same(self.buf.device(), OP)?;
+        if self.rows == 0 || self.cols == 0 {
+            return Ok(());
+        }
+        let (rows, cols) = (self.rows, self.cols);
+        let (soff, sld, doff, dld) = (src.offset, src.ld, self.offset, self.ld);
+        if let (Some(sp), Some(dp)) = (src.buf.cuda_ptr(soff), self.buf.cuda_ptr(doff)) {
+            let b = self
+                .buf
+                .device()
+                .cuda_backend()
+                .expect("a CUDA buffer lives on a CUDA device");
+            let es = std::mem::size_of::<T>();
+            return b.copy_2d(OP, sp, sld * es, dp, dld * es, rows * es, cols);
+        }
+        let s = src
+            .buf
+            .host()
+            .expect("a buffer without a device address is on the host");
+        match self.buf.storage_mut() {
+            crate::buffer::Storage::Host(d) => {
+                for j in 0..cols {
+                    d[doff + j * dld..doff + j * dld + rows]
+                        .copy_from_slice(&s[soff + j * sld..soff + j * sld + rows]);
+                }
+                Ok(())
+            }
+            crate::buffer::Storage::Cuda(_) => unreachable!("checked above: same device"),
+        }
+    }
+
     /// Column `j` as a mutable vector.
     ///
     /// # Errors

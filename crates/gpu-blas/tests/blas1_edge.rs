@@ -319,7 +319,52 @@ fn ndarray_round_trip(dev: &Device) {
     );
 }
 
+/// `MatMut::copy_from` between blocks of matrices with leading dimensions larger than their
+/// rows: the block is copied, everything around it in the destination stays NaN.
+fn block_copy<T: Scalar>(dev: &Device) {
+    for (rows, cols) in [(0, 3), (3, 0), (1, 1), (5, 3), (33, 17), (130, 65)] {
+        let (sld, dld) = (rows + 4, rows + 7);
+        let src: Vec<T> = random_values(sld * (cols + 2), rows as u64 + 1);
+        let a = DeviceMatrix::from_col_major(dev, sld, cols + 2, sld, src.clone()).unwrap();
+        let nan = T::from_f64(f64::NAN);
+        let mut b =
+            DeviceMatrix::from_col_major(dev, dld, cols + 1, dld, vec![nan; dld * (cols + 1)])
+                .unwrap();
+        let s = a.block(2, 1, rows, cols).unwrap();
+        b.block_mut(3, 1, rows, cols)
+            .unwrap()
+            .copy_from(&s)
+            .unwrap();
+        let got = b.to_array().unwrap();
+        for j in 0..cols + 1 {
+            for i in 0..dld {
+                let inside = (3..3 + rows).contains(&i) && (1..1 + cols).contains(&j);
+                if inside {
+                    assert_eq!(
+                        got[(i, j)],
+                        src[(i - 1) + j * sld],
+                        "{rows}x{cols} ({i}, {j})"
+                    );
+                } else {
+                    assert!(got[(i, j)].is_nan(), "{rows}x{cols}: ({i}, {j}) written");
+                }
+            }
+        }
+    }
+    // Shapes must match.
+    let a = DeviceMatrix::<T>::zeros(dev, 2, 2).unwrap();
+    let mut b = DeviceMatrix::<T>::zeros(dev, 2, 3).unwrap();
+    let r = b.view_mut().copy_from(&a.view());
+    assert!(matches!(r, Err(Error::DimensionMismatch { .. })), "{r:?}");
+}
+
 gpu_blas::device_tests! {
+    fn block_copy_all_types(dev) {
+        block_copy::<f32>(dev);
+        block_copy::<f64>(dev);
+        block_copy::<Complex32>(dev);
+        block_copy::<Complex64>(dev);
+    }
     fn compensated_dot_million(dev) { compensated_million(dev); }
     fn compensated_dot_cancellation(dev) { compensated_cancellation(dev); }
     fn nrm2_overflow_underflow(dev) { nrm2_extremes(dev); }

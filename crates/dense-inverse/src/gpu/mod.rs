@@ -4,8 +4,9 @@
 //!
 //! Every routine works on a compact device matrix this crate owns (a [`DeviceMatrix`] with
 //! leading dimension `n`, described by [`Dense`]): views passed by the caller are copied in
-//! column by column (`blas1::copy`) and results copied back the same way, because `gpu_blas`
-//! hands out device addresses of whole buffers only. All work is queued on the device's stream;
+//! with one strided copy ([`MatMut::copy_from`]) and results copied back the same way (a
+//! triangle column by column), because `gpu_blas` hands out device addresses of whole buffers
+//! only. All work is queued on the device's stream;
 //! the host waits only where it reads a result (`info`, a scan's first index, a norm, the
 //! diagonal or pivots of `O(n)` size).
 
@@ -88,15 +89,9 @@ pub(crate) fn copy_in<T: Scalar>(a: &MatRef<'_, T>) -> Result<DeviceMatrix<T>> {
     Ok(w)
 }
 
-/// `dst ← src` (same shape), column by column.
+/// `dst ← src` (same shape): one strided two-dimensional copy on the device's stream.
 pub(crate) fn copy_view<T: Scalar>(src: &MatRef<'_, T>, dst: &mut MatMut<'_, T>) -> Result<()> {
-    if src.rows() == 0 {
-        return Ok(());
-    }
-    for j in 0..src.cols() {
-        blas1::copy(src.col(j)?, dst.col_mut(j)?)?;
-    }
-    Ok(())
+    Ok(dst.copy_from(src)?)
 }
 
 /// Writes the lower (`lower`) or upper triangle, diagonal included, of the compact `n × n`

@@ -213,6 +213,46 @@ impl CudaBackend {
             .map_err(|e| Error::cuda("device-to-device copy", e))
     }
 
+    /// Queues a strided two-dimensional copy: `height` rows of `width_bytes` bytes, `src_pitch`
+    /// and `dst_pitch` bytes apart (device to device).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn copy_2d(
+        &self,
+        op: &'static str,
+        src: u64,
+        src_pitch: usize,
+        dst: u64,
+        dst_pitch: usize,
+        width_bytes: usize,
+        height: usize,
+    ) -> Result<()> {
+        let p = sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dst,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: dst_pitch,
+            WidthInBytes: width_bytes,
+            Height: height,
+        };
+        self.ctx.bind_to_thread().map_err(|e| Error::cuda(op, e))?;
+        // SAFETY: `p` describes `height` rows of `width_bytes` bytes inside two live device
+        // allocations (the caller's views were bounds-checked), and the copy is queued on this
+        // backend's stream, which orders it with every other operation on these buffers.
+        unsafe { sys::cuMemcpy2DAsync_v2(&p, self.stream.cu_stream()) }
+            .result()
+            .map_err(|e| Error::cuda(op, e))
+    }
+
     /// The kernel `name` of `module`, loading the module into the context on first use.
     pub(crate) fn function(&self, module: &KernelModule, name: &str) -> Result<CudaFunction> {
         let mut all = lock(&self.functions);
