@@ -84,7 +84,9 @@ pub(crate) fn invert_host<T: Scalar>(
 /// # Errors
 /// [`Error::SingularLeadingBlock`] naming the 1-based step `t`, `|β_t|` and the threshold;
 /// [`Error::NotSquare`]; [`gpu_blas::Error::NonFinite`] (referenced triangle);
-/// [`gpu_blas::Error::Unsupported`] on a GPU (no GPU path in this version).
+/// [`gpu_blas::Error::Unsupported`] for the blocked form on a GPU (the unblocked form runs
+/// there: `hemv`, `dotc`, `her` of `gpu_blas` per step, one host synchronization per step to
+/// check `β`).
 ///
 /// ```
 /// use dense_inverse::{bordering_inverse, Bordering, Error};
@@ -108,7 +110,10 @@ pub fn bordering_inverse<'a, T: Scalar>(
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
-        Backend::Cuda => check::cpu_only(OP),
+        Backend::Cuda => match variant {
+            Bordering::Unblocked => Ok(crate::gpu::bordering::unblocked(OP, uplo, &a)?.0),
+            Bordering::Blocked(_) => check::cpu_only(OP),
+        },
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a)?;
             invert_host(OP, n, &mut h, variant)?;
@@ -144,7 +149,13 @@ pub fn bordering_inverse_in_place<'a, T: Scalar>(
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
-        Backend::Cuda => check::cpu_only(OP),
+        Backend::Cuda => match variant {
+            Bordering::Unblocked => {
+                let (w, _) = crate::gpu::bordering::unblocked(OP, uplo, &a.as_ref())?;
+                Ok(a.copy_from(&w.view())?)
+            }
+            Bordering::Blocked(_) => check::cpu_only(OP),
+        },
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a.as_ref())?;
             invert_host(OP, n, &mut h, variant)?;

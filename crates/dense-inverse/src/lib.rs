@@ -26,11 +26,12 @@
 //! leaves its buffer unchanged on error. Both backends run the same blocked algorithms: on the
 //! CPU the bulk is ndarray matrix products, multithreaded with rayon; on a CUDA GPU the panels,
 //! interchanges, diagonal blocks and scans are this crate's kernels and the level-3 products and
-//! triangular solves are cuBLAS calls, all queued on the device's stream. Gauss-Jordan and the
-//! bordering method run on the CPU only ([`gpu_blas::Error::Unsupported`] on a GPU).
+//! triangular solves are cuBLAS calls, all queued on the device's stream; the unblocked
+//! bordering method runs on `gpu_blas`'s level-1 and level-2 kernels. Gauss-Jordan and the
+//! blocked bordering method run on the CPU only ([`gpu_blas::Error::Unsupported`] on a GPU).
 //!
 //! Memory: both backends work on one compact copy of the matrix (host memory for the CPU, device
-//! memory for a GPU; read and written back column by column); out-of-place functions compute in
+//! memory for a GPU; read and written back with one strided copy); out-of-place functions compute in
 //! the buffer that becomes their result, in-place ones in that one copy. No path holds more than
 //! one extra `n × n` buffer (solves: a copy of the factors plus copies of `b`); blocked paths add
 //! `n × 64` blocks. Running out of device memory is [`gpu_blas::Error::OutOfMemory`].

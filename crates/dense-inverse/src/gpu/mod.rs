@@ -10,6 +10,7 @@
 //! the host waits only where it reads a result (`info`, a scan's first index, a norm, the
 //! diagonal or pivots of `O(n)` size).
 
+pub(crate) mod bordering;
 pub(crate) mod cublas;
 pub(crate) mod kernels;
 pub(crate) mod lu;

@@ -11,6 +11,7 @@
 
 use super::kernels::{self as k, Part};
 use super::{copy_in, copy_triangle, copy_view, flag, lu, potrf, read_i32, Dense};
+use crate::bordering::Bordering;
 use crate::cpu::condition::{norm1_estimate, rcond_from};
 use crate::determinant::{from_diagonal, Determinant};
 use crate::error::{Error, Result};
@@ -42,7 +43,7 @@ fn checked_copy<T: Scalar>(op: &'static str, a: &MatRef<'_, T>) -> Result<Device
 }
 
 /// A compact, exactly Hermitian copy of `a` built from its `uplo` triangle (checked finite).
-fn hermitian_copy<T: Scalar>(
+pub(crate) fn hermitian_copy<T: Scalar>(
     op: &'static str,
     uplo: Uplo,
     a: &MatRef<'_, T>,
@@ -496,6 +497,18 @@ pub(crate) fn inverse<T: Scalar>(
             inverse_cholesky(op, &dev, w, anorm, method)
         }
         Method::GaussJordan => unsupported("Gauss-Jordan"),
-        Method::Bordering(..) => unsupported("the bordering method"),
+        Method::Bordering(uplo, Bordering::Unblocked) => {
+            let (w, anorm) = super::bordering::unblocked(op, uplo, a)?;
+            let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
+            let rcond = rcond_from(w.rows(), anorm, xnorm);
+            Ok(Inverse {
+                matrix: w,
+                method_used: method,
+                rcond,
+                rcond_exact: true,
+                norm1: anorm,
+            })
+        }
+        Method::Bordering(_, Bordering::Blocked(_)) => unsupported("the blocked bordering method"),
     }
 }
