@@ -84,9 +84,9 @@ pub(crate) fn invert_host<T: Scalar>(
 /// # Errors
 /// [`Error::SingularLeadingBlock`] naming the 1-based step `t`, `|β_t|` and the threshold;
 /// [`Error::NotSquare`]; [`gpu_blas::Error::NonFinite`] (referenced triangle);
-/// [`gpu_blas::Error::Unsupported`] for the blocked form on a GPU (the unblocked form runs
-/// there: `hemv`, `dotc`, `her` of `gpu_blas` per step, one host synchronization per step to
-/// check `β`).
+/// On a GPU the unblocked form runs `gpu_blas`'s `hemv`, `dotc` and `her` per step (one host
+/// synchronization per step to check `β`); the blocked form runs its products with cuBLAS
+/// `gemm` and inverts each `b × b` Schur complement on the host.
 ///
 /// ```
 /// use dense_inverse::{bordering_inverse, Bordering, Error};
@@ -112,7 +112,7 @@ pub fn bordering_inverse<'a, T: Scalar>(
     match check::backend(OP, a.device())? {
         Backend::Cuda => match variant {
             Bordering::Unblocked => Ok(crate::gpu::bordering::unblocked(OP, uplo, &a)?.0),
-            Bordering::Blocked(_) => check::cpu_only(OP),
+            Bordering::Blocked(b) => Ok(crate::gpu::bordering::blocked(OP, uplo, &a, b)?.0),
         },
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a)?;
@@ -154,7 +154,10 @@ pub fn bordering_inverse_in_place<'a, T: Scalar>(
                 let (w, _) = crate::gpu::bordering::unblocked(OP, uplo, &a.as_ref())?;
                 Ok(a.copy_from(&w.view())?)
             }
-            Bordering::Blocked(_) => check::cpu_only(OP),
+            Bordering::Blocked(b) => {
+                let (w, _) = crate::gpu::bordering::blocked(OP, uplo, &a.as_ref(), b)?;
+                Ok(a.copy_from(&w.view())?)
+            }
         },
         Backend::Cpu => {
             let mut h = check::read_hermitian(OP, uplo, &a.as_ref())?;

@@ -10,8 +10,7 @@ use gpu_blas::blas2::Uplo;
 use gpu_blas::{blas1, Device, DeviceMatrix, DeviceVec, MatMut, MatRef, Scalar};
 
 /// The message of [`gpu_blas::Error::Unsupported`] for the operations without a GPU path.
-pub(crate) const CPU_ONLY: &str =
-    "Gauss-Jordan and the blocked bordering method run on the CPU only in this version";
+pub(crate) const CPU_ONLY: &str = "Gauss-Jordan runs on the CPU only in this version";
 
 /// The order `n` of a square matrix, which must also fit the `i32` pivot indices.
 pub(crate) fn square(op: &'static str, rows: usize, cols: usize) -> Result<usize> {

@@ -133,8 +133,7 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// Gauss-Jordan), [`Error::NotPositiveDefinite`] ([`Method::Cholesky`] only),
 /// [`Error::SingularLeadingBlock`] (bordering), [`Error::NotSquare`],
 /// [`gpu_blas::Error::NonFinite`], [`gpu_blas::Error::OutOfMemory`];
-/// [`gpu_blas::Error::Unsupported`] for Gauss-Jordan and the blocked bordering method on a
-/// GPU.
+/// [`gpu_blas::Error::Unsupported`] for Gauss-Jordan on a GPU.
 ///
 /// ```
 /// use dense_inverse::{inverse, Method};

@@ -33,9 +33,7 @@ fn spd_and_indefinite<T: Scalar>(dev: &gpu_blas::Device) {
         ] {
             for &v in VARIANTS {
                 let ad = upload(dev, n, &with_nan_above(n, &a));
-                let Some(x) = on_variant(dev, v, bordering_inverse(Uplo::Lower, &ad, v)) else {
-                    continue;
-                };
+                let x = bordering_inverse(Uplo::Lower, &ad, v);
                 let x = download(&x.unwrap());
                 assert_inverse(n, &a, &x, &format!("bordering {kind} {v:?}"));
                 let ad = upload(dev, n, &a);
@@ -52,9 +50,6 @@ fn in_place_view<T: Scalar>(dev: &gpu_blas::Device) {
     for v in [Bordering::Blocked(16), Bordering::Unblocked] {
         let mut big = padded(dev, n, &a);
         let r = bordering_inverse_in_place(Uplo::Upper, big.block_mut(1, 2, n, n).unwrap(), v);
-        let Some(r) = on_variant(dev, v, r) else {
-            continue;
-        };
         r.unwrap();
         let (x, outside) = unpad(&big, n);
         assert!(outside, "wrote outside the view ({v:?})");
@@ -75,9 +70,7 @@ fn breakdown<T: Scalar>(dev: &gpu_blas::Device) {
     a[2 * n + 2] = a[0];
     let ad = upload(dev, n, &a);
     for &v in VARIANTS {
-        let Some(r) = on_variant(dev, v, bordering_inverse(Uplo::Lower, &ad, v)) else {
-            continue;
-        };
+        let r = bordering_inverse(Uplo::Lower, &ad, v);
         match r {
             Err(Error::SingularLeadingBlock {
                 step,
@@ -108,7 +101,7 @@ gpu_blas::device_tests! {
         let n = 513;
         let a = spd::<f64>(n, 8);
         for v in [Bordering::Unblocked, Bordering::Blocked(64)] {
-            let Some(x) = on_variant(dev, v, bordering_inverse(Uplo::Lower, &upload(dev, n, &a), v)) else { continue };
+            let x = bordering_inverse(Uplo::Lower, &upload(dev, n, &a), v);
             assert_inverse(n, &a, &download(&x.unwrap()), "bordering 513");
         }
     }

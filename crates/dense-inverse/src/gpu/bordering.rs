@@ -8,6 +8,7 @@
 //! filled from the upper one at the end. Per step: two passes over the triangle of `W⁻¹` and
 //! one host synchronization.
 
+use super::cublas::{self as cb, CUBLAS_OP_C, OP_N};
 use super::kernels as k;
 use super::ops::hermitian_copy;
 use super::Dense;
@@ -36,6 +37,153 @@ pub(crate) fn unblocked<T: Scalar>(
     let diag = k::diagonal(op, &dev, Dense::of(op, &w)?)?;
     steps(op, &mut w, &diag, thr)?;
     k::mirror(op, &dev, Dense::of(op, &w)?, true)?;
+    Ok((w, anorm))
+}
+
+/// `A⁻¹` of the Hermitian matrix whose `uplo` triangle `a` holds, by the blocked bordering
+/// method with `b` rows per step (the CPU method's steps): on the full Hermitian working copy,
+/// with `W⁻¹` (order `t`) in the leading block, `R = A(0..t, t..t+b)`, `D = A(t..t+b, t..t+b)`:
+/// `Q = −W⁻¹·R` and `S = D + Rᴴ·Q` (cuBLAS `gemm`, `S` in place of `D`), `S⁻¹` on the host by
+/// the unblocked method (which checks the pivots `β`; `b × b` copied down and back),
+/// `Q·S⁻¹`, `W⁻¹ += (Q·S⁻¹)·Qᴴ`, and the borders `Q·S⁻¹` (above) and `S⁻¹·Qᴴ` (left;
+/// equal to `(Q·S⁻¹)ᴴ` as `S⁻¹` is Hermitian), all `gemm`. The upper triangle is copied to the
+/// lower one at the end. Workspace: two `n × b` blocks. Also returns `‖A‖₁`.
+pub(crate) fn blocked<T: Scalar>(
+    op: &'static str,
+    uplo: Uplo,
+    a: &MatRef<'_, T>,
+    b: usize,
+) -> Result<(DeviceMatrix<T>, T::Real)> {
+    let dev = a.device().clone();
+    let mut w = hermitian_copy(op, uplo, a)?;
+    let n = w.rows();
+    let anorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
+    if n == 0 {
+        return Ok((w, anorm));
+    }
+    let thr = threshold::<T>(n, anorm);
+    let b = b.clamp(1, n);
+    let wd = Dense::of(op, &w)?;
+    let qbuf = DeviceMatrix::<T>::zeros(&dev, n, b)?;
+    let qsbuf = DeviceMatrix::<T>::zeros(&dev, n, b)?;
+    let (qd, qsd) = (Dense::of(op, &qbuf)?, Dense::of(op, &qsbuf)?);
+    let mut s_dev = DeviceMatrix::<T>::zeros(&dev, b, b)?;
+    let mut t = 0;
+    while t < n {
+        let tb = b.min(n - t);
+        let e = t + tb;
+        let sd = wd.at(t, t, tb, tb);
+        if t > 0 {
+            let (r, q) = (wd.at(0, t, t, tb), qd.at(0, 0, t, tb));
+            // Q = −W⁻¹·R, S = D + Rᴴ·Q (in place of D).
+            cb::gemm(
+                op,
+                &dev,
+                OP_N,
+                OP_N,
+                (t, tb, t),
+                -T::one(),
+                wd.at(0, 0, t, t),
+                r,
+                T::zero(),
+                q,
+            )?;
+            cb::gemm(
+                op,
+                &dev,
+                CUBLAS_OP_C,
+                OP_N,
+                (tb, tb, t),
+                T::one(),
+                r,
+                q,
+                T::one(),
+                sd,
+            )?;
+        }
+        // S⁻¹ on the host (its lower triangle taken as the Hermitian S, as on the CPU).
+        let mut s_blk = s_dev.block_mut(0, 0, tb, tb)?;
+        s_blk.copy_from(&w.block(t, t, tb, tb)?)?;
+        let mut sv = s_dev
+            .block(0, 0, tb, tb)?
+            .to_array()?
+            .t()
+            .iter()
+            .copied()
+            .collect::<Vec<T>>();
+        // `to_array` is row-major (i, j); its transpose iterates column-major.
+        crate::check::hermitian_from(Uplo::Lower, tb, &mut sv);
+        crate::cpu::bordering::unblocked(tb, &mut sv, thr, t).map_err(|bd| {
+            Error::SingularLeadingBlock {
+                op,
+                step: bd.step,
+                beta: bd.beta,
+                threshold: thr.to_f64().unwrap_or(f64::NAN),
+            }
+        })?;
+        let sinv = DeviceMatrix::from_col_major(&dev, tb, tb, tb, sv)?;
+        let mut s_blk = s_dev.block_mut(0, 0, tb, tb)?;
+        s_blk.copy_from(&sinv.view())?;
+        let sid = Dense::of(op, &s_dev)?.at(0, 0, tb, tb);
+        if t > 0 {
+            let (q, qs) = (qd.at(0, 0, t, tb), qsd.at(0, 0, t, tb));
+            // Q·S⁻¹, W⁻¹ += (Q·S⁻¹)·Qᴴ, borders.
+            cb::gemm(
+                op,
+                &dev,
+                OP_N,
+                OP_N,
+                (t, tb, tb),
+                T::one(),
+                q,
+                sid,
+                T::zero(),
+                qs,
+            )?;
+            cb::gemm(
+                op,
+                &dev,
+                OP_N,
+                CUBLAS_OP_C,
+                (t, t, tb),
+                T::one(),
+                qs,
+                q,
+                T::one(),
+                wd.at(0, 0, t, t),
+            )?;
+            cb::gemm(
+                op,
+                &dev,
+                OP_N,
+                OP_N,
+                (t, tb, tb),
+                T::one(),
+                q,
+                sid,
+                T::zero(),
+                wd.at(0, t, t, tb),
+            )?;
+            cb::gemm(
+                op,
+                &dev,
+                OP_N,
+                CUBLAS_OP_C,
+                (tb, t, tb),
+                T::one(),
+                sid,
+                q,
+                T::zero(),
+                wd.at(t, 0, tb, t),
+            )?;
+        }
+        // S⁻¹ into the diagonal block.
+        let mut d = w.block_mut(t, t, tb, tb)?;
+        d.copy_from(&sinv.view())?;
+        t = e;
+    }
+    k::mirror(op, &dev, wd, true)?;
+    drop((qbuf, qsbuf, s_dev));
     Ok((w, anorm))
 }
 

@@ -497,8 +497,11 @@ pub(crate) fn inverse<T: Scalar>(
             inverse_cholesky(op, &dev, w, anorm, method)
         }
         Method::GaussJordan => unsupported("Gauss-Jordan"),
-        Method::Bordering(uplo, Bordering::Unblocked) => {
-            let (w, anorm) = super::bordering::unblocked(op, uplo, a)?;
+        Method::Bordering(uplo, variant) => {
+            let (w, anorm) = match variant {
+                Bordering::Unblocked => super::bordering::unblocked(op, uplo, a)?,
+                Bordering::Blocked(b) => super::bordering::blocked(op, uplo, a, b)?,
+            };
             let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
             let rcond = rcond_from(w.rows(), anorm, xnorm);
             Ok(Inverse {
@@ -509,6 +512,5 @@ pub(crate) fn inverse<T: Scalar>(
                 norm1: anorm,
             })
         }
-        Method::Bordering(_, Bordering::Blocked(_)) => unsupported("the blocked bordering method"),
     }
 }

@@ -30,24 +30,8 @@ pub fn on_method<R: std::fmt::Debug>(
     r: Result<R>,
 ) -> Option<Result<R>> {
     match m {
-        dense_inverse::Method::GaussJordan
-        | dense_inverse::Method::Bordering(_, dense_inverse::Bordering::Blocked(_)) => {
-            cpu_only(dev, r)
-        }
+        dense_inverse::Method::GaussJordan => cpu_only(dev, r),
         _ => Some(r),
-    }
-}
-
-/// [`cpu_only`] for the bordering variants without a GPU path (the blocked ones), the result
-/// itself otherwise.
-pub fn on_variant<R: std::fmt::Debug>(
-    dev: &Device,
-    v: dense_inverse::Bordering,
-    r: Result<R>,
-) -> Option<Result<R>> {
-    match v {
-        dense_inverse::Bordering::Blocked(_) => cpu_only(dev, r),
-        dense_inverse::Bordering::Unblocked => Some(r),
     }
 }
 
