@@ -3,11 +3,15 @@
 //! * `gpulinalg info SOURCE`: size, sparsity, row lengths, symmetry and the SpMV kernel the
 //!   automatic choice picks, for a Matrix Market file or a generated test problem;
 //! * `gpulinalg spmv SOURCE`: times `y = A·x` on the GPU (or the CPU) and checks the result
-//!   against a host reference.
+//!   against a host reference;
+//! * `gpulinalg inverse SOURCE`: inverts the matrix (stored densely) with a `dense-inverse`
+//!   method, reports the time, the method used and the condition estimate, and checks
+//!   `A·X = I`.
 //!
 //! Errors (bad arguments, unreadable or malformed files, a missing GPU when one is demanded)
 //! are printed to stderr with exit code 2; a product that fails its check exits with 1.
 
+mod inverse;
 mod source;
 mod stats;
 mod timing;
@@ -19,6 +23,7 @@ use std::process::ExitCode;
 use gpu_blas::spmv::{choose, SpmvKernel};
 use gpu_blas::{CsrMatrix, Device, DeviceVec, Scalar};
 use num_complex::{Complex32, Complex64};
+use num_traits::ToPrimitive;
 
 use source::{Dtype, Source};
 use stats::line;
@@ -31,12 +36,15 @@ Usage:
   gpulinalg info <SOURCE> [--dtype f32|f64|c64|c128]
   gpulinalg spmv <SOURCE> [--device auto|cpu|cuda] [--kernel KERNEL] [--reps N]
                           [--dtype f32|f64|c64|c128]
+  gpulinalg inverse <SOURCE> [--method METHOD] [--device auto|cpu|cuda]
+                             [--dtype f32|f64|c64|c128]
   gpulinalg <COMMAND> --help
   gpulinalg --help | --version
 
 Commands:
   info   size, density, row lengths, symmetry, and the SpMV kernel `auto` would pick
   spmv   time y = A*x on a device and check it against a host reference
+  inverse  invert the matrix (stored densely) and check A*X = I
 
 SOURCE is a Matrix Market file (.mtx, gzip-compressed or not) or a generator spec:
   poisson2d:N            5-point Laplacian on an N x N grid (N^2 rows)
@@ -46,10 +54,37 @@ SOURCE is a Matrix Market file (.mtx, gzip-compressed or not) or a generator spe
   powerlaw:N[:MAXLEN]    power-law row lengths from 1 to MAXLEN (min(N, 1000))
 
 --dtype defaults to c128 for a `complex` Matrix Market file, f64 otherwise.
-Exit codes: 0 success, 1 SpMV result check failed, 2 usage or input error.
+Exit codes: 0 success, 1 result check failed, 2 usage or input error (a singular matrix
+included).
 
-Example:
+Examples:
   gpulinalg spmv data/matrices/1138_bus.mtx
+  gpulinalg inverse data/matrices/1138_bus.mtx
+";
+
+/// `gpulinalg inverse --help`.
+const INVERSE_HELP: &str = "\
+gpulinalg inverse: invert a matrix and check the result
+
+Usage: gpulinalg inverse <SOURCE> [--method METHOD] [--device auto|cpu|cuda]
+                                  [--dtype f32|f64|c64|c128]
+
+Options:
+  --method M   auto (default: Cholesky when the matrix is Hermitian with a positive diagonal
+               and factors, else LU), lu, cholesky, gauss-jordan (gj), bordering (one row per
+               step), bordering-blocked (64 rows per step); cholesky and bordering read the
+               lower triangle
+  --device D   auto (default), cpu, or cuda
+  --dtype T    element type (default f64; c128 for a `complex` Matrix Market file)
+
+The matrix is stored densely (n up to 16384). Prints the method used, the time of one call
+(host clock, the copy to the device included), GFLOP/s (2n^3 flops for a general inverse, n^3
+for a Hermitian one, x4 for complex types), the reciprocal condition number in the 1-norm (an
+estimate for LU and Cholesky) with a warning when it is below eps, and the scaled residual
+|A*X - I|_1 / (n*eps*|A|_1*|X|_1) computed on the host in f64; above 100 the exit code is 1.
+A singular matrix (or a failed Cholesky or bordering step) is an error (exit code 2).
+
+SOURCE: a Matrix Market file or a generator spec (see `gpulinalg --help`).
 ";
 
 /// `gpulinalg info --help`.
@@ -137,6 +172,8 @@ struct Options {
     kernel: SpmvKernel,
     /// `--reps`.
     reps: usize,
+    /// `--method` (`inverse`).
+    method: inverse::MethodChoice,
 }
 
 /// What the command line asks for.
@@ -148,6 +185,8 @@ enum Command {
     Info(Options),
     /// `gpulinalg spmv`.
     Spmv(Options),
+    /// `gpulinalg inverse`.
+    Inverse(Options),
 }
 
 /// Parses `--kernel`'s value.
@@ -205,11 +244,13 @@ fn parse_args(args: &[String]) -> Result<Command, Failure> {
                 None => Ok(Command::Print(MAIN_HELP.into())),
                 Some("info") => Ok(Command::Print(INFO_HELP.into())),
                 Some("spmv") => Ok(Command::Print(SPMV_HELP.into())),
+                Some("inverse") => Ok(Command::Print(INVERSE_HELP.into())),
                 Some(other) => Err(usage(format!("no help for unknown command `{other}`"))),
             }
         }
         "info" => ("info", INFO_HELP),
         "spmv" => ("spmv", SPMV_HELP),
+        "inverse" => ("inverse", INVERSE_HELP),
         other => return Err(usage(format!("unknown command `{other}`"))),
     };
     let mut source = None;
@@ -219,6 +260,7 @@ fn parse_args(args: &[String]) -> Result<Command, Failure> {
         device: DeviceChoice::Auto,
         kernel: SpmvKernel::Auto,
         reps: DEFAULT_REPS,
+        method: inverse::MethodChoice::Auto,
     };
     let mut rest = args[1..].iter();
     while let Some(arg) = rest.next() {
@@ -236,8 +278,12 @@ fn parse_args(args: &[String]) -> Result<Command, Failure> {
             Some((k, v)) => (k, Some(v.to_string())),
             None => (arg.as_str(), None),
         };
-        let spmv_only = matches!(key, "--device" | "--kernel" | "--reps");
-        if !(key == "--dtype" || spmv_only) || (spmv_only && name != "spmv") {
+        let known = match name {
+            "info" => key == "--dtype",
+            "spmv" => matches!(key, "--dtype" | "--device" | "--kernel" | "--reps"),
+            _ => matches!(key, "--dtype" | "--device" | "--method"),
+        };
+        if !known {
             return Err(usage(format!("{name}: unknown option `{key}`")));
         }
         let value = match inline {
@@ -251,13 +297,15 @@ fn parse_args(args: &[String]) -> Result<Command, Failure> {
             "--dtype" => opts.dtype = Some(Dtype::parse(&value).map_err(usage)?),
             "--device" => opts.device = parse_device(&value).map_err(usage)?,
             "--kernel" => opts.kernel = parse_kernel(&value).map_err(usage)?,
+            "--method" => opts.method = inverse::MethodChoice::parse(&value).map_err(usage)?,
             _ => opts.reps = parse_reps(&value).map_err(usage)?,
         }
     }
     opts.source = source.ok_or_else(|| usage(format!("{name}: missing <SOURCE>")))?;
     Ok(match name {
         "info" => Command::Info(opts),
-        _ => Command::Spmv(opts),
+        "spmv" => Command::Spmv(opts),
+        _ => Command::Inverse(opts),
     })
 }
 
@@ -418,8 +466,93 @@ fn run_spmv<T: Scalar>(opts: &Options, dtype: Dtype) -> Result<(), Failure> {
     }
 }
 
-/// Runs `info` or `spmv` in the requested element type.
-fn dispatch(opts: &Options, spmv: bool) -> Result<(), Failure> {
+/// Which command [`dispatch`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    Info,
+    Spmv,
+    Inverse,
+}
+
+/// `gpulinalg inverse`.
+fn run_inverse<T: Scalar>(opts: &Options, dtype: Dtype) -> Result<(), Failure> {
+    let (dev, why_cpu) = pick_device(opts.device)?;
+    let loaded = opts
+        .source
+        .load::<T>()
+        .map_err(|e| load_error(&opts.source, e))?;
+    let (mut lines, _) = describe(opts, dtype, &loaded)?;
+    let a = &loaded.matrix;
+    let (rows, cols) = a.shape();
+    if rows != cols {
+        return Err(Failure::Input(format!(
+            "{}: the matrix is {rows} x {cols}, not square",
+            opts.source
+        )));
+    }
+    if rows > inverse::MAX_ORDER {
+        return Err(Failure::Input(format!(
+            "{}: n = {rows} is above the {} this command stores densely",
+            opts.source,
+            inverse::MAX_ORDER
+        )));
+    }
+    lines.push(match &why_cpu {
+        Some(why) => line("device", format!("{dev} (auto: no usable GPU: {why})")),
+        None => line("device", &dev),
+    });
+    emit(&lines);
+    let out = inverse::run(a, &dev, opts.method.method())
+        .map_err(|e| Failure::Input(format!("{}: {e}", opts.source)))?;
+    let inv = &out.inverse;
+    let mut lines = vec![
+        line("method", format!("{:?}", inv.method_used)),
+        line("time", format!("{} ms (one call)", millis(out.ms))),
+        line(
+            "GFLOP/s",
+            format!(
+                "{:.2}",
+                inverse::flops::<T>(rows, inv.method_used) / (out.ms * 1e6)
+            ),
+        ),
+        line(
+            "rcond (1-norm)",
+            format!(
+                "{:.3e} ({})",
+                inv.rcond.to_f64().unwrap_or(f64::NAN),
+                if inv.rcond_exact { "exact" } else { "estimate" }
+            ),
+        ),
+    ];
+    if let Some(w) = inv.warning() {
+        lines.push(line("warning", w));
+    }
+    let ok = out.scaled_residual <= RESIDUAL_LIMIT;
+    lines.push(line(
+        "scaled residual",
+        format!(
+            "{:.3e} = |A*X - I|_1 / (n*eps*|A|_1*|X|_1) (limit {RESIDUAL_LIMIT}): {}",
+            out.scaled_residual,
+            if ok { "ok" } else { "FAILED" }
+        ),
+    ));
+    emit(&lines);
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::Check(format!(
+            "inverse check failed: scaled residual {:.3e} exceeds {RESIDUAL_LIMIT}",
+            out.scaled_residual
+        )))
+    }
+}
+
+/// Largest scaled residual `inverse` accepts (a backward-stable inverse stays within a small
+/// multiple of one; LAPACK's test suites use 30).
+const RESIDUAL_LIMIT: f64 = 100.0;
+
+/// Runs `info`, `spmv` or `inverse` in the requested element type.
+fn dispatch(opts: &Options, run: Run) -> Result<(), Failure> {
     let dtype = match opts.dtype {
         Some(d) => d,
         None => opts
@@ -427,19 +560,19 @@ fn dispatch(opts: &Options, spmv: bool) -> Result<(), Failure> {
             .default_dtype()
             .map_err(|e| load_error(&opts.source, e))?,
     };
-    /// Calls `run_spmv` or `run_info` for one element type.
-    fn go<T: Scalar>(opts: &Options, dtype: Dtype, spmv: bool) -> Result<(), Failure> {
-        if spmv {
-            run_spmv::<T>(opts, dtype)
-        } else {
-            run_info::<T>(opts, dtype)
+    /// Runs the command for one element type.
+    fn go<T: Scalar>(opts: &Options, dtype: Dtype, run: Run) -> Result<(), Failure> {
+        match run {
+            Run::Info => run_info::<T>(opts, dtype),
+            Run::Spmv => run_spmv::<T>(opts, dtype),
+            Run::Inverse => run_inverse::<T>(opts, dtype),
         }
     }
     match dtype {
-        Dtype::F32 => go::<f32>(opts, dtype, spmv),
-        Dtype::F64 => go::<f64>(opts, dtype, spmv),
-        Dtype::C64 => go::<Complex32>(opts, dtype, spmv),
-        Dtype::C128 => go::<Complex64>(opts, dtype, spmv),
+        Dtype::F32 => go::<f32>(opts, dtype, run),
+        Dtype::F64 => go::<f64>(opts, dtype, run),
+        Dtype::C64 => go::<Complex32>(opts, dtype, run),
+        Dtype::C128 => go::<Complex64>(opts, dtype, run),
     }
 }
 
@@ -465,8 +598,9 @@ fn main() -> ExitCode {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
             Ok(())
         }
-        Command::Info(opts) => dispatch(&opts, false),
-        Command::Spmv(opts) => dispatch(&opts, true),
+        Command::Info(opts) => dispatch(&opts, Run::Info),
+        Command::Spmv(opts) => dispatch(&opts, Run::Spmv),
+        Command::Inverse(opts) => dispatch(&opts, Run::Inverse),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -241,3 +241,78 @@ fn cuda_without_gpu_exits_2() {
     assert_success(&o);
     assert!(field(&stdout(&o), "device").unwrap().starts_with("cpu"));
 }
+
+/// The scaled residual the `inverse` command printed, parsed.
+fn scaled_residual(out: &str) -> f64 {
+    let v = field(out, "scaled residual").expect("a scaled residual line");
+    v.split_whitespace()
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("unparsable residual line `{v}`"))
+}
+
+#[test]
+fn inverse_on_1138_bus_picks_cholesky() {
+    let p = bus_1138();
+    let o = run(&["inverse", p.to_str().unwrap(), "--device", "cpu"]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert_eq!(field(&out, "method").as_deref(), Some("Cholesky(Lower)"));
+    let r = scaled_residual(&out);
+    assert!(r.is_finite() && r <= 100.0, "{out}");
+    let rcond: f64 = field(&out, "rcond (1-norm)")
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rcond > 0.0 && rcond < 1.0, "{out}");
+}
+
+#[test]
+fn inverse_every_method_on_generated_problems() {
+    for (src, method, dtype) in [
+        ("general:120", "lu", "f64"),
+        ("general:90", "gj", "c128"),
+        ("poisson2d:9", "cholesky", "f32"),
+        ("poisson2d:9", "bordering", "f64"),
+        ("spd:150", "bordering-blocked", "c64"),
+        ("spd:150", "auto", "f64"),
+    ] {
+        let o = run(&["inverse", src, "--method", method, "--dtype", dtype]);
+        assert_success(&o);
+        let out = stdout(&o);
+        let r = scaled_residual(&out);
+        assert!(r <= 100.0, "{src} {method} {dtype}: residual {r}\n{out}");
+    }
+}
+
+#[test]
+fn inverse_errors_exit_2() {
+    // Empty rows make the power-law matrix singular: the LU names the zero pivot.
+    let o = run(&["inverse", "powerlaw:50", "--device", "cpu"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("singular"), "{}", stderr(&o));
+    let o = run(&["inverse", "general:10", "--method", "qr"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown method"), "{}", stderr(&o));
+    let o = run(&["inverse", "general:10", "--kernel", "row"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown option"), "{}", stderr(&o));
+}
+
+#[test]
+fn inverse_check_catches_the_wrong_method() {
+    // Cholesky reads the lower triangle only: on a nonsymmetric (diagonally dominant) matrix it
+    // inverts the Hermitian matrix that triangle defines, and the residual check against the
+    // real A fails with exit code 1.
+    let o = run(&["inverse", "general:40", "--method", "cholesky"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(scaled_residual(&stdout(&o)) > 100.0);
+    assert!(
+        stderr(&o).contains("inverse check failed"),
+        "{}",
+        stderr(&o)
+    );
+}
