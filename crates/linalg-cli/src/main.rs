@@ -30,7 +30,7 @@ use stats::line;
 
 /// `gpulinalg --help`.
 const MAIN_HELP: &str = "\
-gpulinalg: inspect sparse matrices and time SpMV on NVIDIA GPUs (or the CPU)
+gpulinalg: inspect matrices, time SpMV and invert matrices on NVIDIA GPUs (or the CPU)
 
 Usage:
   gpulinalg info <SOURCE> [--dtype f32|f64|c64|c128]
