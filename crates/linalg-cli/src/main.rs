@@ -6,11 +6,14 @@
 //!   against a host reference;
 //! * `gpulinalg inverse SOURCE`: inverts the matrix (stored densely) with a `dense-inverse`
 //!   method, reports the time, the method used and the condition estimate, and checks
-//!   `A·X = I`.
+//!   `A·X = I`;
+//! * `gpulinalg batched --n N --batch B`: inverts `B` random `n × n` matrices in one
+//!   `batched-lu` call and checks them.
 //!
 //! Errors (bad arguments, unreadable or malformed files, a missing GPU when one is demanded)
 //! are printed to stderr with exit code 2; a product that fails its check exits with 1.
 
+mod batched;
 mod inverse;
 mod source;
 mod stats;
@@ -38,6 +41,7 @@ Usage:
                           [--dtype f32|f64|c64|c128]
   gpulinalg inverse <SOURCE> [--method METHOD] [--device auto|cpu|cuda]
                              [--dtype f32|f64|c64|c128]
+  gpulinalg batched --n N --batch B [--device auto|cpu|cuda] [--dtype f32|f64|c64|c128]
   gpulinalg <COMMAND> --help
   gpulinalg --help | --version
 
@@ -45,6 +49,7 @@ Commands:
   info   size, density, row lengths, symmetry, and the SpMV kernel `auto` would pick
   spmv   time y = A*x on a device and check it against a host reference
   inverse  invert the matrix (stored densely) and check A*X = I
+  batched  invert B random n x n matrices in one call (batched LU) and check them
 
 SOURCE is a Matrix Market file (.mtx, gzip-compressed or not) or a generator spec:
   poisson2d:N            5-point Laplacian on an N x N grid (N^2 rows)
@@ -60,6 +65,20 @@ included).
 Examples:
   gpulinalg spmv data/matrices/1138_bus.mtx
   gpulinalg inverse data/matrices/1138_bus.mtx
+";
+
+/// `gpulinalg batched --help`.
+const BATCHED_HELP: &str = "\
+gpulinalg batched: invert many small random matrices in one call
+
+Usage: gpulinalg batched --n N --batch B [--device auto|cpu|cuda] [--dtype f32|f64|c64|c128]
+
+Generates B random n x n matrices (entries in [-1, 1) plus n on the diagonal), inverts them
+with one call of batched_lu::inverse_batched (LU with partial pivoting, then the inverse from
+the factors) after one warm-up call, and prints the time (host clock), GFLOP/s (2n^3 flops per
+matrix, x4 for complex types), the number of singular matrices and the largest scaled residual
+|A*X - I|_1 / (n*eps*|A|_1*|X|_1) of the first and last matrix (computed on the host in f64;
+above 100 the exit code is 1). --dtype defaults to f64.
 ";
 
 /// `gpulinalg inverse --help`.
@@ -187,6 +206,118 @@ enum Command {
     Spmv(Options),
     /// `gpulinalg inverse`.
     Inverse(Options),
+    /// `gpulinalg batched`.
+    Batched(BatchedOptions),
+}
+
+/// The parsed options of `batched`.
+#[derive(Clone, Copy, Debug)]
+struct BatchedOptions {
+    shape: batched::Shape,
+    device: DeviceChoice,
+    dtype: Dtype,
+}
+
+/// Parses the arguments of `batched` (after the command name).
+fn parse_batched(args: &[String]) -> Result<Command, Failure> {
+    let usage = |m: String| Failure::Usage(m);
+    let (mut n, mut batch) = (None, None);
+    let mut opts = BatchedOptions {
+        shape: batched::Shape { n: 0, batch: 0 },
+        device: DeviceChoice::Auto,
+        dtype: Dtype::F64,
+    };
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if arg == "-h" || arg == "--help" {
+            return Ok(Command::Print(BATCHED_HELP.into()));
+        }
+        let (key, inline) = match arg.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        if !matches!(key, "--n" | "--batch" | "--device" | "--dtype") {
+            return Err(usage(format!(
+                "batched: unknown option or argument `{arg}`"
+            )));
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => rest
+                .next()
+                .cloned()
+                .ok_or_else(|| usage(format!("batched: option `{key}` needs a value")))?,
+        };
+        let count = |v: &str, what: &str, max: usize| match v.parse::<usize>() {
+            Ok(x) if (1..=max).contains(&x) => Ok(x),
+            _ => Err(usage(format!(
+                "batched: bad {what} `{v}`: expected 1..={max}"
+            ))),
+        };
+        match key {
+            "--n" => n = Some(count(&value, "--n", 4096)?),
+            "--batch" => batch = Some(count(&value, "--batch", 10_000_000)?),
+            "--device" => opts.device = parse_device(&value).map_err(usage)?,
+            _ => opts.dtype = Dtype::parse(&value).map_err(usage)?,
+        }
+    }
+    let n = n.ok_or_else(|| usage("batched: missing --n".into()))?;
+    let batch = batch.ok_or_else(|| usage("batched: missing --batch".into()))?;
+    opts.shape = batched::Shape { n, batch };
+    Ok(Command::Batched(opts))
+}
+
+/// `gpulinalg batched`.
+fn run_batched(opts: &BatchedOptions) -> Result<(), Failure> {
+    fn go<T: Scalar>(opts: &BatchedOptions) -> Result<(), Failure> {
+        let (dev, why_cpu) = pick_device(opts.device)?;
+        let s = opts.shape;
+        emit(&[
+            line(
+                "matrices",
+                format!("{} of order {} ({})", s.batch, s.n, opts.dtype),
+            ),
+            match &why_cpu {
+                Some(why) => line("device", format!("{dev} (auto: no usable GPU: {why})")),
+                None => line("device", &dev),
+            },
+        ]);
+        let out = batched::run::<T>(s, &dev).map_err(lib_error("inverse_batched"))?;
+        let ok = out.scaled_residual <= RESIDUAL_LIMIT;
+        emit(&[
+            line(
+                "time",
+                format!("{} ms (one call after a warm-up)", millis(out.ms)),
+            ),
+            line(
+                "GFLOP/s",
+                format!("{:.2}", batched::flops::<T>(s) / (out.ms * 1e6)),
+            ),
+            line("singular", out.singular),
+            line(
+                "scaled residual",
+                format!(
+                    "{:.3e} (worst of the first and last matrix; limit {RESIDUAL_LIMIT}): {}",
+                    out.scaled_residual,
+                    if ok { "ok" } else { "FAILED" }
+                ),
+            ),
+        ]);
+        if ok {
+            Ok(())
+        } else {
+            Err(Failure::Check(format!(
+                "batched inverse check failed: scaled residual {:.3e} exceeds {RESIDUAL_LIMIT}",
+                out.scaled_residual
+            )))
+        }
+    }
+    match opts.dtype {
+        Dtype::F32 => go::<f32>(opts),
+        Dtype::F64 => go::<f64>(opts),
+        Dtype::C64 => go::<Complex32>(opts),
+        Dtype::C128 => go::<Complex64>(opts),
+    }
 }
 
 /// Parses `--kernel`'s value.
@@ -245,12 +376,14 @@ fn parse_args(args: &[String]) -> Result<Command, Failure> {
                 Some("info") => Ok(Command::Print(INFO_HELP.into())),
                 Some("spmv") => Ok(Command::Print(SPMV_HELP.into())),
                 Some("inverse") => Ok(Command::Print(INVERSE_HELP.into())),
+                Some("batched") => Ok(Command::Print(BATCHED_HELP.into())),
                 Some(other) => Err(usage(format!("no help for unknown command `{other}`"))),
             }
         }
         "info" => ("info", INFO_HELP),
         "spmv" => ("spmv", SPMV_HELP),
         "inverse" => ("inverse", INVERSE_HELP),
+        "batched" => return parse_batched(&args[1..]),
         other => return Err(usage(format!("unknown command `{other}`"))),
     };
     let mut source = None;
@@ -601,6 +734,7 @@ fn main() -> ExitCode {
         Command::Info(opts) => dispatch(&opts, Run::Info),
         Command::Spmv(opts) => dispatch(&opts, Run::Spmv),
         Command::Inverse(opts) => dispatch(&opts, Run::Inverse),
+        Command::Batched(opts) => run_batched(&opts),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -316,3 +316,33 @@ fn inverse_check_catches_the_wrong_method() {
         stderr(&o)
     );
 }
+
+#[test]
+fn batched_inverse_runs_and_checks() {
+    for (n, batch, dtype) in [
+        ("5", "300", "f64"),
+        ("40", "50", "c64"),
+        ("33", "20", "f32"),
+    ] {
+        let o = run(&["batched", "--n", n, "--batch", batch, "--dtype", dtype]);
+        assert_success(&o);
+        let out = stdout(&o);
+        assert_eq!(field(&out, "singular").as_deref(), Some("0"), "{out}");
+        assert!(scaled_residual(&out) <= 100.0, "{out}");
+    }
+}
+
+#[test]
+fn batched_bad_arguments_exit_2() {
+    for args in [
+        &["batched", "--n", "0", "--batch", "3"][..],
+        &["batched", "--batch", "3"][..],
+        &["batched", "--n", "4"][..],
+        &["batched", "--n", "4", "--batch", "3", "--method", "lu"][..],
+        &["batched", "--n", "4", "--batch", "3", "extra"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        assert!(!stderr(&o).is_empty());
+    }
+}
