@@ -76,6 +76,30 @@ fn guarded<R>(what: &str, f: impl FnOnce() -> std::result::Result<R, DriverError
     }
 }
 
+/// Lets the device's default memory pool (where buffers are allocated, stream-ordered) keep
+/// freed memory instead of returning it to the driver at every synchronization, so a temporary
+/// buffer of a few GB (a batch copy, a workspace) does not have to be mapped again on every
+/// call. A failure only costs that speed, so it is ignored.
+fn keep_pool_memory(ctx: &Arc<CudaContext>) {
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    let mut threshold: u64 = u64::MAX;
+    // SAFETY: `pool` receives the device's default pool (valid while the context lives); the
+    // release threshold attribute takes a pointer to a u64, which `threshold` is.
+    unsafe {
+        if ctx.bind_to_thread().is_err()
+            || sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
+                != sys::CUresult::CUDA_SUCCESS
+        {
+            return;
+        }
+        let _ = sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut threshold as *mut u64).cast(),
+        );
+    }
+}
+
 impl CudaBackend {
     /// The process-wide backend for `ordinal`, created on first use.
     pub(crate) fn get(ordinal: usize) -> Result<Arc<CudaBackend>> {
@@ -111,6 +135,9 @@ impl CudaBackend {
         // every launch).
         unsafe { ctx.disable_event_tracking() };
         let stream = guarded("creating a stream", || ctx.new_stream())?;
+        if ctx.has_async_alloc() {
+            keep_pool_memory(&ctx);
+        }
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let sm_count = guarded("querying the device", || {
             ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
