@@ -2,9 +2,7 @@
 //! Complex64 references; the unreferenced triangle is neither read (NaN there is harmless) nor
 //! written; non-positive-definite input names the failing column.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::{
     cholesky_factor, cholesky_factor_in_place, cholesky_inverse, cholesky_inverse_in_place,
     cholesky_solve, Error,

@@ -1,9 +1,7 @@
 //! `inverse` with every method, `Method::Auto` choices, rcond estimates against the exact
 //! value, flagging of ill-conditioned input, determinants, and agreement between methods.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::{
     cholesky_factor, cholesky_rcond, determinant, hermitian_norm1, inverse, lu_factor, lu_rcond,
     norm1, Bordering, Error, Method,

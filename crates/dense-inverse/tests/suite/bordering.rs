@@ -1,9 +1,7 @@
 //! The bordering inverse, unblocked and blocked, on SPD, Hermitian indefinite and complex
 //! Hermitian matrices; one triangle read; breakdown on a singular leading block.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::{bordering_inverse, bordering_inverse_in_place, lu_inverse, Bordering, Error};
 use gpu_blas::blas2::Uplo;
 use gpu_blas::Scalar;

@@ -1,9 +1,7 @@
 //! Property tests: random orders 1..300, scalar types, methods and leading dimensions; every
 //! inverse meets the residual bound `‖A·X − I‖∞ ≤ c·n·ε·‖A‖∞·‖X‖∞`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::{inverse, lu_inverse_in_place, Bordering, Method};
 use gpu_blas::blas2::Uplo;
 use gpu_blas::Scalar;

@@ -1,9 +1,7 @@
 //! LU factor, solve (N/T/C), inverse and in-place inverse on every device and scalar type,
 //! against Complex64 references; singular inputs and views with a leading dimension.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::{
     lu_factor, lu_factor_in_place, lu_inverse, lu_inverse_in_place, lu_solve, Error,
 };

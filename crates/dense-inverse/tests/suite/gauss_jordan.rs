@@ -1,8 +1,6 @@
 //! Blocked Gauss-Jordan with partial pivoting against Complex64 references; singular input.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::{gauss_jordan_inverse, gauss_jordan_inverse_in_place, Error};
 use gpu_blas::Scalar;
 

@@ -1,9 +1,7 @@
 //! Property tests: random orders, batch sizes, strides and transposes, on every device.
 
-mod common;
-
 use batched_lu::{getrf_batched, solve_batched, BatchLayout};
-use common::*;
+use crate::common::*;
 use gpu_blas::blas2::Trans;
 use gpu_blas::DeviceVec;
 use num_complex::Complex64;

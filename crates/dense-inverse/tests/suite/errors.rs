@@ -1,9 +1,7 @@
 //! Typed errors: non-square, non-finite input (with its index), wrong pivot or right-hand-side
 //! shapes, invalid pivots, device mismatch; nothing written on error; messages name the op.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use dense_inverse::*;
 use gpu_blas::blas2::{Trans, Uplo};
 use gpu_blas::{DeviceMatrix, DeviceVec};
