@@ -1,10 +1,10 @@
 //! Uniform batches on every device, every scalar type, against Complex64 host references:
 //! factor reconstruction, pivots and `info`, inverse residuals, N/T/C solves.
 
+use crate::common::*;
 use batched_lu::{
     getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,
 };
-use crate::common::*;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceVec, Scalar};
 use num_complex::{Complex32, Complex64};

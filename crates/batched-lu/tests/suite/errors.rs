@@ -1,11 +1,11 @@
 //! Typed errors: lengths, strides, non-finite input, bad pivots, devices; nothing written on
 //! error.
 
+use crate::common::*;
 use batched_lu::{
     getrf_batched, getrf_vbatched, getri_batched, getrs_batched, getrs_vbatched, inverse_batched,
     solve_batched, BatchLayout, VarBatch,
 };
-use crate::common::*;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceVec, Error};
 

@@ -1,7 +1,7 @@
 //! Property tests: random orders, batch sizes, strides and transposes, on every device.
 
-use batched_lu::{getrf_batched, solve_batched, BatchLayout};
 use crate::common::*;
+use batched_lu::{getrf_batched, solve_batched, BatchLayout};
 use gpu_blas::blas2::Trans;
 use gpu_blas::DeviceVec;
 use num_complex::Complex64;

@@ -1,10 +1,10 @@
 //! Variable-size batches: the same factors (bit for bit, on the CPU) as uniform batches of each size,
 //! solve and inverse residuals, every scalar type.
 
+use crate::common::*;
 use batched_lu::{
     getrf_batched, getrf_vbatched, getri_vbatched, getrs_vbatched, BatchLayout, VarBatch,
 };
-use crate::common::*;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceVec, Scalar};
 use num_complex::{Complex32, Complex64};
