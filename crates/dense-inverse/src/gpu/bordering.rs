@@ -45,9 +45,9 @@ pub(crate) fn unblocked<T: Scalar>(
 /// with `W⁻¹` (order `t`) in the leading block, `R = A(0..t, t..t+b)`, `D = A(t..t+b, t..t+b)`:
 /// `Q = −W⁻¹·R` and `S = D + Rᴴ·Q` (cuBLAS `gemm`, `S` in place of `D`), `S⁻¹` on the host by
 /// the unblocked method (which checks the pivots `β`; `b × b` copied down and back),
-/// `Q·S⁻¹`, `W⁻¹ += (Q·S⁻¹)·Qᴴ`, and the borders `Q·S⁻¹` (above) and `S⁻¹·Qᴴ` (left;
-/// equal to `(Q·S⁻¹)ᴴ` as `S⁻¹` is Hermitian), all `gemm`. The upper triangle is copied to the
-/// lower one at the end. Workspace: two `n × b` blocks. Also returns `‖A‖₁`.
+/// the upper border `Q·S⁻¹` (computed in place of `R`), `W⁻¹ += (Q·S⁻¹)·Qᴴ` from it, and the
+/// left border `S⁻¹·Qᴴ` (equal to `(Q·S⁻¹)ᴴ` as `S⁻¹` is Hermitian), all `gemm`. The upper triangle is copied to the
+/// lower one at the end. Workspace: one `n × b` block. Also returns `‖A‖₁`.
 pub(crate) fn blocked<T: Scalar>(
     op: &'static str,
     uplo: Uplo,
@@ -65,8 +65,7 @@ pub(crate) fn blocked<T: Scalar>(
     let b = b.clamp(1, n);
     let wd = Dense::of(op, &w)?;
     let qbuf = DeviceMatrix::<T>::zeros(&dev, n, b)?;
-    let qsbuf = DeviceMatrix::<T>::zeros(&dev, n, b)?;
-    let (qd, qsd) = (Dense::of(op, &qbuf)?, Dense::of(op, &qsbuf)?);
+    let qd = Dense::of(op, &qbuf)?;
     let mut s_dev = DeviceMatrix::<T>::zeros(&dev, b, b)?;
     let mut t = 0;
     while t < n {
@@ -126,8 +125,9 @@ pub(crate) fn blocked<T: Scalar>(
         s_blk.copy_from(&sinv.view())?;
         let sid = Dense::of(op, &s_dev)?.at(0, 0, tb, tb);
         if t > 0 {
-            let (q, qs) = (qd.at(0, 0, t, tb), qsd.at(0, 0, t, tb));
-            // Q·S⁻¹, W⁻¹ += (Q·S⁻¹)·Qᴴ, borders.
+            // The upper border Q·S⁻¹ (R, its previous content, is no longer needed), then
+            // W⁻¹ += (Q·S⁻¹)·Qᴴ from that border, and the left border S⁻¹·Qᴴ.
+            let (q, qs) = (qd.at(0, 0, t, tb), wd.at(0, t, t, tb));
             cb::gemm(
                 op,
                 &dev,
@@ -156,18 +156,6 @@ pub(crate) fn blocked<T: Scalar>(
                 op,
                 &dev,
                 OP_N,
-                OP_N,
-                (t, tb, tb),
-                T::one(),
-                q,
-                sid,
-                T::zero(),
-                wd.at(0, t, t, tb),
-            )?;
-            cb::gemm(
-                op,
-                &dev,
-                OP_N,
                 CUBLAS_OP_C,
                 (tb, t, tb),
                 T::one(),
@@ -183,7 +171,7 @@ pub(crate) fn blocked<T: Scalar>(
         t = e;
     }
     k::mirror(op, &dev, wd, true)?;
-    drop((qbuf, qsbuf, s_dev));
+    drop((qbuf, s_dev));
     Ok((w, anorm))
 }
 
