@@ -3,8 +3,6 @@
 
 use batched_lu::{inverse_batched, BatchLayout};
 use gpu_blas::{Device, DeviceVec, Scalar};
-use num_complex::Complex64;
-use num_traits::ToPrimitive;
 
 /// `--n` and `--batch` of `gpulinalg batched`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,38 +36,10 @@ fn matrices<T: Scalar>(s: Shape) -> Vec<T> {
     v
 }
 
-/// `‖A·X − I‖₁ / (n·ε·‖A‖₁·‖X‖₁)` of one column-major pair.
+/// `‖A·X − I‖₁ / (n·ε·‖A‖₁·‖X‖₁)` of one column-major pair (the `inverse` command's check).
 fn scaled_residual<T: Scalar>(n: usize, a: &[T], x: &[T]) -> f64 {
-    let c = |v: &T| v.to_c64();
-    let norm1 = |m: &[T]| {
-        (0..n)
-            .map(|j| {
-                m[j * n..(j + 1) * n]
-                    .iter()
-                    .map(|v| c(v).norm())
-                    .sum::<f64>()
-            })
-            .fold(0.0, f64::max)
-    };
-    let mut r = 0.0f64;
-    for j in 0..n {
-        let mut s = 0.0;
-        for i in 0..n {
-            let mut acc = Complex64::new(if i == j { -1.0 } else { 0.0 }, 0.0);
-            for k in 0..n {
-                acc += c(&a[i + k * n]) * c(&x[k + j * n]);
-            }
-            s += acc.norm();
-        }
-        r = r.max(s);
-    }
-    let eps = T::epsilon().to_f64().unwrap_or(f64::EPSILON);
-    let d = n.max(1) as f64 * eps * norm1(a) * norm1(x);
-    if d > 0.0 {
-        r / d
-    } else {
-        r
-    }
+    let a = crate::source::dense_to_csr((n, n), |i, j| a[i + j * n]);
+    crate::inverse::scaled_residual(&a, n, |i, j| x[i + j * n].to_c64())
 }
 
 /// Generates the batch, inverts it on `dev` (a warm-up call, then one timed call) and checks

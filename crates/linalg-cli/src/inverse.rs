@@ -98,7 +98,7 @@ pub fn run<T: Scalar>(
 }
 
 /// `‖A·X − I‖₁ / (n·ε·‖A‖₁·‖X‖₁)` for the sparse `A` and `X(i, j) = x(i, j)`.
-fn scaled_residual<T: Scalar>(
+pub fn scaled_residual<T: Scalar>(
     a: &CsMat<T>,
     n: usize,
     x: impl Fn(usize, usize) -> num_complex::Complex64,

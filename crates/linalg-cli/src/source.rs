@@ -293,7 +293,7 @@ impl Source {
 }
 
 /// A CSR matrix built from the non-zero entries of a dense `rows x cols` matrix given by `at`.
-fn dense_to_csr<T: Scalar>(
+pub fn dense_to_csr<T: Scalar>(
     (rows, cols): (usize, usize),
     at: impl Fn(usize, usize) -> T,
 ) -> CsMat<T> {
