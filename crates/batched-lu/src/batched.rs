@@ -130,6 +130,19 @@ pub(crate) fn gpu_finite<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>
     }
 }
 
+/// Factors, pivots and `info` of a batch.
+type Factored<T> = (DeviceVec<T>, DeviceVec<i32>, DeviceVec<i32>);
+
+/// On a GPU: the factors of a copy of `a` (checked finite first), with pivots and `info`.
+fn gpu_factor_copy<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>) -> Result<Factored<T>> {
+    gpu_finite(op, d, a)?;
+    let mut f = a.try_clone()?;
+    let mut piv = DeviceVec::zeros(a.device(), d.n * d.batch)?;
+    let mut info = DeviceVec::zeros(a.device(), d.batch)?;
+    gpu::getrf(op, d, &mut f, &mut piv, &mut info)?;
+    Ok((f, piv, info))
+}
+
 /// On a GPU: fails with [`Error::OutOfBounds`](gpu_blas::Error::OutOfBounds) at the first
 /// pivot outside `1..=n_k`.
 pub(crate) fn gpu_pivots(op: &'static str, d: &Desc, piv: &DeviceVec<i32>) -> Result<()> {
@@ -443,11 +456,7 @@ pub fn inverse_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
-        gpu_finite(OP, &d, a)?;
-        let mut f = a.try_clone()?;
-        let mut piv = DeviceVec::zeros(a.device(), layout.n * layout.batch)?;
-        let mut info = DeviceVec::zeros(a.device(), layout.batch)?;
-        gpu::getrf(OP, &d, &mut f, &mut piv, &mut info)?;
+        let (f, piv, info) = gpu_factor_copy(OP, &d, a)?;
         gpu::getri(OP, &d, &f, &piv, &info, inv)?;
         return Ok(info);
     }
@@ -500,11 +509,7 @@ pub fn solve_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
-        gpu_finite(OP, &d, a)?;
-        let mut f = a.try_clone()?;
-        let mut piv = DeviceVec::zeros(a.device(), layout.n * layout.batch)?;
-        let mut info = DeviceVec::zeros(a.device(), layout.batch)?;
-        gpu::getrf(OP, &d, &mut f, &mut piv, &mut info)?;
+        let (f, piv, info) = gpu_factor_copy(OP, &d, a)?;
         if nrhs > 0 {
             gpu::getrs(OP, &d, trans, &f, &piv, Some(&info), b, nrhs)?;
         }

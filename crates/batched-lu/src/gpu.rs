@@ -261,6 +261,20 @@ fn blocked_fn<T: Scalar>(
     Ok((f, nb, threads, smem))
 }
 
+/// Column chunks of `cols` right-hand sides (`nb` each, at least one) and the grid of one
+/// block per (matrix, chunk), which must fit the kernels' `int` block index.
+fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<(usize, usize)> {
+    let chunks = cols.div_ceil(nb).max(1);
+    let grid = batch
+        .checked_mul(chunks)
+        .filter(|g| *g <= i32::MAX as usize)
+        .ok_or_else(|| Error::SizeTooLarge {
+            op,
+            detail: format!("{batch} matrices × {chunks} column chunks"),
+        })?;
+    Ok((chunks, grid))
+}
+
 fn small_width(n: usize) -> usize {
     n.next_power_of_two().max(4)
 }
@@ -322,15 +336,7 @@ pub(crate) fn getrs<T: Scalar>(
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
     let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrs_blocked", d.n)?;
-    let chunks = nrhs.div_ceil(nb).max(1);
-    let grid = d
-        .batch
-        .checked_mul(chunks)
-        .filter(|g| *g <= i32::MAX as usize)
-        .ok_or_else(|| Error::SizeTooLarge {
-            op,
-            detail: format!("{} matrices × {chunks} column chunks", d.batch),
-        })?;
+    let (chunks, grid) = chunk_grid(op, d.batch, nrhs, nb)?;
     let (ap, pp, xp) = (ptr(a), ptr(piv), ptr(x));
     let ip = info.map(ptr).unwrap_or(0);
     let (nr, ch) = (i32_of(op, "nrhs", nrhs)?, chunks as i32);
@@ -393,15 +399,7 @@ pub(crate) fn getri<T: Scalar>(
         return Ok(());
     }
     let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getri_blocked", d.n)?;
-    let chunks = d.n.div_ceil(nb).max(1);
-    let grid = d
-        .batch
-        .checked_mul(chunks)
-        .filter(|g| *g <= i32::MAX as usize)
-        .ok_or_else(|| Error::SizeTooLarge {
-            op,
-            detail: format!("{} matrices × {chunks} column chunks", d.batch),
-        })?;
+    let (chunks, grid) = chunk_grid(op, d.batch, d.n, nb)?;
     let ch = chunks as i32;
     let mut l = s.launch_builder(&f);
     l.arg(&ap).arg(&pp).arg(&ip).arg(&xp).arg(&ch);
