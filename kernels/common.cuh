@@ -79,6 +79,28 @@ __device__ __forceinline__ bool isnan_any(double a) { return isnan(a); }
 __device__ __forceinline__ bool isnan_any(cf32 a) { return isnan(a.re) || isnan(a.im); }
 __device__ __forceinline__ bool isnan_any(cf64 a) { return isnan(a.re) || isnan(a.im); }
 
+// One, NaN (every part), finiteness (every part), exact zero.
+template <class T> __device__ __forceinline__ T one_t();
+template <> __device__ __forceinline__ float one_t<float>() { return 1.0f; }
+template <> __device__ __forceinline__ double one_t<double>() { return 1.0; }
+template <> __device__ __forceinline__ cf32 one_t<cf32>() { return {1.0f, 0.0f}; }
+template <> __device__ __forceinline__ cf64 one_t<cf64>() { return {1.0, 0.0}; }
+
+template <class T> __device__ __forceinline__ T nan_t();
+template <> __device__ __forceinline__ float nan_t<float>() { return __int_as_float(0x7fc00000); }
+template <> __device__ __forceinline__ double nan_t<double>() {
+    return __longlong_as_double(0x7ff8000000000000ll);
+}
+template <> __device__ __forceinline__ cf32 nan_t<cf32>() { return {nan_t<float>(), nan_t<float>()}; }
+template <> __device__ __forceinline__ cf64 nan_t<cf64>() { return {nan_t<double>(), nan_t<double>()}; }
+
+__device__ __forceinline__ bool finite_t(float v) { return isfinite(v); }
+__device__ __forceinline__ bool finite_t(double v) { return isfinite(v); }
+__device__ __forceinline__ bool finite_t(cf32 v) { return isfinite(v.re) && isfinite(v.im); }
+__device__ __forceinline__ bool finite_t(cf64 v) { return isfinite(v.re) && isfinite(v.im); }
+
+template <class T> __device__ __forceinline__ bool is_zero_v(T v) { return abs1(v) == 0; }
+
 // Sixteen bytes of T: the widest single load a thread issues.
 template <class T> struct __align__(16) Pack {
     static constexpr int N = 16 / sizeof(T);

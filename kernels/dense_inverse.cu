@@ -24,11 +24,6 @@
 // ---------------------------------------------------------------------------------------------
 // Scalar helpers local to this file.
 
-template <class T> __device__ __forceinline__ T one_v();
-template <> __device__ __forceinline__ float one_v<float>() { return 1.0f; }
-template <> __device__ __forceinline__ double one_v<double>() { return 1.0; }
-template <> __device__ __forceinline__ cf32 one_v<cf32>() { return {1.0f, 0.0f}; }
-template <> __device__ __forceinline__ cf64 one_v<cf64>() { return {1.0, 0.0}; }
 
 __device__ __forceinline__ float sub(float a, float b) { return a - b; }
 __device__ __forceinline__ double sub(double a, double b) { return a - b; }
@@ -57,10 +52,6 @@ __device__ __forceinline__ double mod_of(double a) { return fabs(a); }
 __device__ __forceinline__ float mod_of(cf32 a) { return hypotf(a.re, a.im); }
 __device__ __forceinline__ double mod_of(cf64 a) { return hypot(a.re, a.im); }
 
-__device__ __forceinline__ bool fin(float v) { return isfinite(v); }
-__device__ __forceinline__ bool fin(double v) { return isfinite(v); }
-__device__ __forceinline__ bool fin(cf32 v) { return isfinite(v.re) && isfinite(v.im); }
-__device__ __forceinline__ bool fin(cf64 v) { return isfinite(v.re) && isfinite(v.im); }
 
 __device__ __forceinline__ bool eq(float a, float b) { return a == b; }
 __device__ __forceinline__ bool eq(double a, double b) { return a == b; }
@@ -126,7 +117,7 @@ __device__ void getrf_pivot(T* a, i64 ld, int n, int j, int k, int kb, int* ipiv
         }
     }
     __syncthreads();
-    const T r = div_s(one_v<T>(), a[at(j, j, ld)]);
+    const T r = div_s(one_t<T>(), a[at(j, j, ld)]);
     T* cj = a + (i64)j * ld;
     for (int i = j + 1 + t; i < n; i += blockDim.x) cj[i] = mul(cj[i], r);
 }
@@ -222,14 +213,14 @@ template <class T> __device__ void trtri_diag(T* a, i64 ld, int nb, int upper) {
     if (j >= nb) return;
     T* x = a + (i64)j * ld;  // column j of the result
     if (upper) {
-        x[j] = div_s(one_v<T>(), s[j + j * nb]);
+        x[j] = div_s(one_t<T>(), s[j + j * nb]);
         for (int i = j - 1; i >= 0; --i) {
             T acc = zero<T>();
             for (int p = i + 1; p <= j; ++p) acc = madd(s[i + p * nb], x[p], acc);
             x[i] = div_s(neg(acc), s[i + i * nb]);
         }
     } else {
-        x[j] = div_s(one_v<T>(), s[j + j * nb]);
+        x[j] = div_s(one_t<T>(), s[j + j * nb]);
         for (int i = j + 1; i < nb; ++i) {
             T acc = zero<T>();
             for (int p = j; p < i; ++p) acc = madd(s[i + p * nb], x[p], acc);
@@ -354,7 +345,7 @@ __device__ void nonfinite_scan(const T* a, i64 ld, int m, int n, int part, unsig
     for (int j = blockIdx.y; j < n; j += gridDim.y) {
         const int lo = part == 1 ? j : 0, hi = part == 2 ? min(j + 1, m) : m;
         for (int i = lo + blockIdx.x * blockDim.x + threadIdx.x; i < hi; i += gridDim.x * blockDim.x) {
-            if (!fin(a[at(i, j, ld)])) atomicMin(first, (unsigned long long)i + (unsigned long long)j * m);
+            if (!finite_t(a[at(i, j, ld)])) atomicMin(first, (unsigned long long)i + (unsigned long long)j * m);
         }
     }
 }
