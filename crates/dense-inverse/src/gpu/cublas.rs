@@ -174,6 +174,21 @@ fn check_layout<T: Scalar>() {
     assert_eq!(std::mem::size_of::<T>(), want, "scalar layout");
 }
 
+/// The scalar `v` as the cuBLAS element type `E`, in a value of `E`'s own alignment.
+/// `cuDoubleComplex` is 16-byte aligned and cuBLAS may read a host scalar with aligned
+/// loads, so a pointer to a `Complex64` (8-byte aligned) must not be passed as one.
+fn as_elem<T: Scalar, E: Copy>(v: T) -> E {
+    assert_eq!(
+        std::mem::size_of::<T>(),
+        std::mem::size_of::<E>(),
+        "scalar layout"
+    );
+    // SAFETY: same size (asserted), and both are plain pairs or single values of the same
+    // floating-point type (`check_layout` matches the prefix to the size); `transmute_copy`
+    // reads `v` unaligned and returns a properly aligned `E`.
+    unsafe { std::mem::transmute_copy(&v) }
+}
+
 /// `C ← α·op(A)·op(B) + β·C` (`C` is `m × n`, `k` the inner dimension).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm<T: Scalar>(
@@ -216,12 +231,12 @@ pub(crate) fn gemm<T: Scalar>(
                     mi,
                     ni,
                     k_eff,
-                    &alpha as *const T as *const E,
+                    &as_elem::<T, E>(alpha),
                     a.ptr as *const E,
                     lda,
                     b.ptr as *const E,
                     ldb,
-                    &beta as *const T as *const E,
+                    &as_elem::<T, E>(beta),
                     c.ptr as *mut E,
                     ldc,
                 )
@@ -271,7 +286,7 @@ pub(crate) fn trsm<T: Scalar>(
                     diag,
                     mi,
                     ni,
-                    &alpha as *const T as *const E,
+                    &as_elem::<T, E>(alpha),
                     a.ptr as *const E,
                     lda,
                     b.ptr as *mut E,
@@ -321,7 +336,7 @@ pub(crate) fn trmm<T: Scalar>(
                     diag,
                     mi,
                     ni,
-                    &alpha as *const T as *const E,
+                    &as_elem::<T, E>(alpha),
                     a.ptr as *const E,
                     lda,
                     b.ptr as *const E,
