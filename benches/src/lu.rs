@@ -340,6 +340,29 @@ fn diff_of<T: Scalar>(ours: &Option<Vec<Vec<T>>>, base: &Option<Vec<Vec<T>>>) ->
     )
 }
 
+/// `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` for the column-major `n × n` matrix `a`.
+fn solve_residual<T: Scalar>(n: usize, a: &[T], x: &[T], b: &[T]) -> f64 {
+    let mut r = vec![num_complex::Complex64::new(0.0, 0.0); n];
+    let mut arow = vec![0.0f64; n];
+    for j in 0..n {
+        let xj = x[j].to_c64();
+        for i in 0..n {
+            let aij = a[i + j * n].to_c64();
+            r[i] += aij * xj;
+            arow[i] += aij.norm();
+        }
+    }
+    let num = r
+        .iter()
+        .zip(b)
+        .map(|(ri, bi)| (ri - bi.to_c64()).norm())
+        .fold(0.0, f64::max);
+    let an = arow.iter().copied().fold(0.0, f64::max);
+    let xn = x.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
+    let bn = b.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
+    num / (an * xn + bn)
+}
+
 /// Condition estimate `max_k ‖A_k‖₁·‖A_k⁻¹‖₁` over the checked matrices.
 fn cond_estimate<T: Scalar>(a: &[Vec<T>], inv: &[Vec<T>], sizes: &[usize]) -> f64 {
     a.iter()
@@ -389,11 +412,12 @@ fn uniform<T: CublasLu>(
     let piv_cb = DeviceVec::<i32>::zeros(dev, n * batch).map_err(e)?;
     let info_cb = DeviceVec::<i32>::zeros(dev, batch).map_err(e)?;
     let info_ri_cb = DeviceVec::<i32>::zeros(dev, batch).map_err(e)?;
-    let b_orig = DeviceVec::from_vec(
-        dev,
-        gpu_blas::testing::random_values::<T>(batch * n, seed::<T>(n) + 1),
-    )
-    .map_err(e)?;
+    let b_host = gpu_blas::testing::random_values::<T>(batch * n, seed::<T>(n) + 1);
+    let b_checked: Vec<Vec<T>> = checked
+        .iter()
+        .map(|&k| b_host[k * n..(k + 1) * n].to_vec())
+        .collect();
+    let b_orig = DeviceVec::from_vec(dev, b_host).map_err(e)?;
     let mut b_work = b_orig.try_clone().map_err(e)?;
     let (orig_p, work_p, inv_p) = (ptr(&orig), ptr(&work), ptr(&inv));
     let (b_orig_p, b_work_p) = (ptr(&b_orig), ptr(&b_work));
@@ -570,6 +594,25 @@ fn uniform<T: CublasLu>(
         diff: diff_of(&inv_ours, &inv_cb),
         warning: Vec::new(),
     });
+    // When the solutions differ, say whose residual ‖A·x − b‖ is off.
+    let mut warn_rs = Vec::new();
+    if let (Some(xo), Some(xc)) = (&x_ours, &x_cb) {
+        let res = |x: &[Vec<T>]| -> f64 {
+            a_checked
+                .iter()
+                .zip(&b_checked)
+                .zip(x)
+                .map(|((a, b), x)| solve_residual(n, a, x, b))
+                .fold(0.0, |m, r| if r.is_nan() { f64::NAN } else { m.max(r) })
+        };
+        let (ro, rc) = (res(xo), res(xc));
+        let limit = 10.0 * n as f64 * T::epsilon().to_c64().re;
+        if !(ro <= limit && rc <= limit) {
+            warn_rs.push(format!(
+                "scaled residuals ‖Ax−b‖/(‖A‖‖x‖+‖b‖): ours {ro:.1e}, cuBLAS {rc:.1e}"
+            ));
+        }
+    }
     push(Pair {
         op: "getrs nrhs=1",
         baseline: "cuBLAS getrsBatched".into(),
@@ -578,7 +621,7 @@ fn uniform<T: CublasLu>(
         base: cb_rs,
         lu_op: LuOp::Getrs1,
         diff: diff_of(&x_ours, &x_cb),
-        warning: Vec::new(),
+        warning: warn_rs,
     });
     push(Pair {
         op: "inverse",
