@@ -2,19 +2,26 @@
 //! `nb` (columns held in shared memory; 8, 16 or 32) and threads per block.
 //!
 //! The table is the fastest configuration found by `gpu-bench --only lu-tune` (a sweep over
-//! `nb ∈ {8, 16, 32}` and 64–256 threads at each benchmarked order, batch 10000); see
-//! `docs/perf-notes.md` for the sweep itself. Orders between the measured ones use the entry of
-//! the next larger measured order.
+//! `nb ∈ {8, 16, 32}` and 64–256 threads at n = 33, 48, 64, 100, 128, 190 and 256, batch
+//! 10000, on an H100); see `docs/perf-notes.md` for the sweep itself. Orders between the
+//! measured ones use the entry of the next larger measured order; orders above 256 (not swept)
+//! use the entry of 256.
 
 use gpu_blas::Scalar;
 
 /// `(upper bound of n, nb, threads)` rows, ascending in n; the last row covers every larger n.
 type Table = &'static [(usize, usize, u32)];
 
-const REAL_SINGLE: Table = &[(64, 32, 64), (128, 32, 128), (usize::MAX, 32, 256)];
-const REAL_DOUBLE: Table = &[(64, 32, 64), (128, 32, 128), (usize::MAX, 32, 256)];
-const COMPLEX_SINGLE: Table = &[(64, 32, 64), (128, 32, 128), (usize::MAX, 32, 256)];
-const COMPLEX_DOUBLE: Table = &[(64, 16, 64), (128, 16, 128), (usize::MAX, 16, 256)];
+const REAL_SINGLE: Table = &[
+    (33, 8, 64),
+    (48, 16, 64),
+    (128, 8, 64),
+    (190, 16, 64),
+    (usize::MAX, 16, 128),
+];
+const REAL_DOUBLE: Table = &[(100, 8, 64), (usize::MAX, 16, 128)];
+const COMPLEX_SINGLE: Table = &[(100, 8, 64), (128, 16, 64), (usize::MAX, 16, 128)];
+const COMPLEX_DOUBLE: Table = &[(100, 8, 64), (190, 16, 128), (usize::MAX, 16, 256)];
 
 /// `(nb, threads)` for the blocked kernels of type `T` at order `n`.
 pub(crate) fn blocked<T: Scalar>(n: usize) -> (usize, u32) {
