@@ -40,14 +40,17 @@ pub(crate) fn unblocked<T: Scalar>(
     Ok((w, anorm))
 }
 
+/// Diagonal blocks of at most this order are inverted on the host (copied down and back).
+const HOST_MAX: usize = 64;
+
 /// `A⁻¹` of the Hermitian matrix whose `uplo` triangle `a` holds, by the blocked bordering
 /// method with `b` rows per step (the CPU method's steps): on the full Hermitian working copy,
 /// with `W⁻¹` (order `t`) in the leading block, `R = A(0..t, t..t+b)`, `D = A(t..t+b, t..t+b)`:
-/// `Q = −W⁻¹·R` and `S = D + Rᴴ·Q` (cuBLAS `gemm`, `S` in place of `D`), `S⁻¹` on the host by
-/// the unblocked method (which checks the pivots `β`; `b × b` copied down and back),
-/// the upper border `Q·S⁻¹` (computed in place of `R`), `W⁻¹ += (Q·S⁻¹)·Qᴴ` from it, and the
-/// left border `S⁻¹·Qᴴ` (equal to `(Q·S⁻¹)ᴴ` as `S⁻¹` is Hermitian), all `gemm`. The upper triangle is copied to the
-/// lower one at the end. Workspace: one `n × b` block. Also returns `‖A‖₁`.
+/// `Q = −W⁻¹·R` and `S = D + Rᴴ·Q` (cuBLAS `gemm`, `S` in place of `D`), then `S⁻¹` in place
+/// (see [`invert_in_place`]), the upper border `Q·S⁻¹` (computed in place of `R`),
+/// `W⁻¹ += (Q·S⁻¹)·Qᴴ` from it, and the left border `S⁻¹·Qᴴ` (equal to `(Q·S⁻¹)ᴴ` as `S⁻¹` is
+/// Hermitian), all `gemm`. The upper triangle is copied to the lower one at the end.
+/// Workspace: one `n × b` block (and `b × 64` for the inner level). Also returns `‖A‖₁`.
 pub(crate) fn blocked<T: Scalar>(
     op: &'static str,
     uplo: Uplo,
@@ -62,15 +65,41 @@ pub(crate) fn blocked<T: Scalar>(
         return Ok((w, anorm));
     }
     let thr = threshold::<T>(n, anorm);
-    let b = b.clamp(1, n);
-    let wd = Dense::of(op, &w)?;
-    let qbuf = DeviceMatrix::<T>::zeros(&dev, n, b)?;
+    let mut stage = DeviceMatrix::<T>::zeros(&dev, HOST_MAX.min(n), HOST_MAX.min(n))?;
+    invert_in_place(op, &mut w, &mut stage, 0, n, b.clamp(1, n), thr)?;
+    k::mirror(op, &dev, Dense::of(op, &w)?, true)?;
+    Ok((w, anorm))
+}
+
+/// Replaces the `m × m` diagonal block of `w` at `(o, o)`, Hermitian and held in both triangles,
+/// by its inverse (both triangles), by blocked bordering with `b` rows per step. A block that
+/// is a single step is inverted on the host when of order ≤ [`HOST_MAX`], else recursively
+/// with 64-row steps, so large `b` keeps the host work and transfers at `64 × 64` blocks.
+/// Breakdown steps are numbered from the start of the whole matrix.
+fn invert_in_place<T: Scalar>(
+    op: &'static str,
+    w: &mut DeviceMatrix<T>,
+    stage: &mut DeviceMatrix<T>,
+    o: usize,
+    m: usize,
+    b: usize,
+    thr: T::Real,
+) -> Result<()> {
+    if m <= b {
+        return if m <= HOST_MAX {
+            host_inverse(op, w, stage, o, m, thr)
+        } else {
+            invert_in_place(op, w, stage, o, m, HOST_MAX, thr)
+        };
+    }
+    let dev = w.device().clone();
+    let wd = Dense::of(op, w)?.at(o, o, m, m);
+    // Q is t × tb with t < m a multiple of b.
+    let qbuf = DeviceMatrix::<T>::zeros(&dev, (m - 1) / b * b, b)?;
     let qd = Dense::of(op, &qbuf)?;
-    let mut s_dev = DeviceMatrix::<T>::zeros(&dev, b, b)?;
     let mut t = 0;
-    while t < n {
-        let tb = b.min(n - t);
-        let e = t + tb;
+    while t < m {
+        let tb = b.min(m - t);
         let sd = wd.at(t, t, tb, tb);
         if t > 0 {
             let (r, q) = (wd.at(0, t, t, tb), qd.at(0, 0, t, tb));
@@ -100,30 +129,7 @@ pub(crate) fn blocked<T: Scalar>(
                 sd,
             )?;
         }
-        // S⁻¹ on the host (its lower triangle taken as the Hermitian S, as on the CPU).
-        let mut s_blk = s_dev.block_mut(0, 0, tb, tb)?;
-        s_blk.copy_from(&w.block(t, t, tb, tb)?)?;
-        let mut sv = s_dev
-            .block(0, 0, tb, tb)?
-            .to_array()?
-            .t()
-            .iter()
-            .copied()
-            .collect::<Vec<T>>();
-        // `to_array` is row-major (i, j); its transpose iterates column-major.
-        crate::check::hermitian_from(Uplo::Lower, tb, &mut sv);
-        crate::cpu::bordering::unblocked(tb, &mut sv, thr, t).map_err(|bd| {
-            Error::SingularLeadingBlock {
-                op,
-                step: bd.step,
-                beta: bd.beta,
-                threshold: thr.to_f64().unwrap_or(f64::NAN),
-            }
-        })?;
-        let sinv = DeviceMatrix::from_col_major(&dev, tb, tb, tb, sv)?;
-        let mut s_blk = s_dev.block_mut(0, 0, tb, tb)?;
-        s_blk.copy_from(&sinv.view())?;
-        let sid = Dense::of(op, &s_dev)?.at(0, 0, tb, tb);
+        invert_in_place(op, w, stage, o + t, tb, b, thr)?;
         if t > 0 {
             // The upper border Q·S⁻¹ (R, its previous content, is no longer needed), then
             // W⁻¹ += (Q·S⁻¹)·Qᴴ from that border, and the left border S⁻¹·Qᴴ.
@@ -136,7 +142,7 @@ pub(crate) fn blocked<T: Scalar>(
                 (t, tb, tb),
                 T::one(),
                 q,
-                sid,
+                sd,
                 T::zero(),
                 qs,
             )?;
@@ -159,20 +165,53 @@ pub(crate) fn blocked<T: Scalar>(
                 CUBLAS_OP_C,
                 (tb, t, tb),
                 T::one(),
-                sid,
+                sd,
                 q,
                 T::zero(),
                 wd.at(t, 0, tb, t),
             )?;
         }
-        // S⁻¹ into the diagonal block.
-        let mut d = w.block_mut(t, t, tb, tb)?;
-        d.copy_from(&sinv.view())?;
-        t = e;
+        t += tb;
     }
-    k::mirror(op, &dev, wd, true)?;
-    drop((qbuf, s_dev));
-    Ok((w, anorm))
+    drop(qbuf);
+    Ok(())
+}
+
+/// The `m × m` (`m ≤ HOST_MAX`) diagonal block of `w` at `(o, o)` replaced by its inverse,
+/// computed on the host by the unblocked method (its lower triangle taken as the Hermitian
+/// block, as on the CPU; the pivots `β` checked), through the compact staging matrix `stage`.
+fn host_inverse<T: Scalar>(
+    op: &'static str,
+    w: &mut DeviceMatrix<T>,
+    stage: &mut DeviceMatrix<T>,
+    o: usize,
+    m: usize,
+    thr: T::Real,
+) -> Result<()> {
+    let dev = w.device().clone();
+    stage
+        .block_mut(0, 0, m, m)?
+        .copy_from(&w.block(o, o, m, m)?)?;
+    // `to_array` is row-major (i, j); its transpose iterates column-major.
+    let mut sv = stage
+        .block(0, 0, m, m)?
+        .to_array()?
+        .t()
+        .iter()
+        .copied()
+        .collect::<Vec<T>>();
+    crate::check::hermitian_from(Uplo::Lower, m, &mut sv);
+    crate::cpu::bordering::unblocked(m, &mut sv, thr, o).map_err(|bd| {
+        Error::SingularLeadingBlock {
+            op,
+            step: bd.step,
+            beta: bd.beta,
+            threshold: thr.to_f64().unwrap_or(f64::NAN),
+        }
+    })?;
+    let sinv = DeviceMatrix::from_col_major(&dev, m, m, m, sv)?;
+    w.block_mut(o, o, m, m)?.copy_from(&sinv.view())?;
+    Ok(())
 }
 
 /// The bordering steps on the full Hermitian working copy `w` (any device; `diag` its diagonal

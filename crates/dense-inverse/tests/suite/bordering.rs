@@ -11,6 +11,7 @@ const VARIANTS: &[Bordering] = &[
     Bordering::Blocked(1),
     Bordering::Blocked(7),
     Bordering::Blocked(64),
+    Bordering::Blocked(80),
 ];
 
 fn with_nan_above<T: Scalar>(n: usize, a: &[T]) -> Vec<T> {
@@ -98,7 +99,11 @@ gpu_blas::device_tests! {
     fn bordering_large_513(dev) {
         let n = 513;
         let a = spd::<f64>(n, 8);
-        for v in [Bordering::Unblocked, Bordering::Blocked(64)] {
+        for v in [
+            Bordering::Unblocked,
+            Bordering::Blocked(64),
+            Bordering::Blocked(200),
+        ] {
             let x = bordering_inverse(Uplo::Lower, &upload(dev, n, &a), v);
             assert_inverse(n, &a, &download(&x.unwrap()), "bordering 513");
         }
