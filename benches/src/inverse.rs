@@ -32,8 +32,8 @@ allocated once) then `<t>getrs` with the identity as the n right-hand sides, the
 PyTorch compute an inverse. \
 SPD matrix: the Hermitian part (A + Aᴴ)/2 of the general matrix (exactly symmetric or \
 Hermitian, positive definite, condition number near 1). Ours: `cholesky_inverse(Lower)`, \
-`bordering_inverse(Lower, Unblocked)`, `bordering_inverse(Lower, Blocked(64))` and \
-`inverse(Auto)`; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
+`bordering_inverse(Lower, Unblocked)`, `bordering_inverse(Lower, Blocked(b))` for b = 64, \
+256 and 512, and `inverse(Auto)`; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
 workspace, the larger of the two queries); cuSOLVER's result is the lower triangle, ours the \
 full matrix. \
 cuSOLVER runs on the device's stream, in place: before every call its input is restored by a \
@@ -102,10 +102,12 @@ enum Ours {
 }
 
 const GENERAL_METHODS: [Ours; 3] = [Ours::Lu, Ours::GaussJordan, Ours::Auto];
-const SPD_METHODS: [Ours; 4] = [
+const SPD_METHODS: [Ours; 6] = [
     Ours::Cholesky,
     Ours::BorderingUnblocked,
     Ours::BorderingBlocked(64),
+    Ours::BorderingBlocked(256),
+    Ours::BorderingBlocked(512),
     Ours::Auto,
 ];
 
