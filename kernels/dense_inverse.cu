@@ -14,7 +14,9 @@
 // * laswp_rows: LAPACK row interchanges ipiv[k1..k2) applied to columns outside a skipped range
 //   (a thread per column).
 // * permute_rows: gather / scatter of rows by a permutation (solves with few right-hand sides).
-// * getri_save_l / swap_cols: the column steps of getri.
+// * getri_save_l / swap_cols: the column steps of getri (swap_cols also ends Gauss-Jordan).
+// * gj_save_rows: Gauss-Jordan's block-row save (a panel's pivot rows of the other columns
+//   copied to a workspace and zeroed).
 // * trtri_diag / lauum_diag / potrf_diag: one block per diagonal block (order <= 64), the
 //   block staged in dynamic shared memory.
 // * mirror / zero_tri / herm_check / diag_gather / nonfinite_scan / col_norm1: small helpers.
@@ -196,6 +198,20 @@ template <class T> __device__ void swap_cols(T* a, i64 ld, int n, const int* ipi
                 a[at(i, p, ld)] = x;
             }
         }
+    }
+}
+
+// Gauss-Jordan, panel k..k + kb of the n x n matrix a: w[r, c'] = a[k + r, c] and
+// a[k + r, c] = 0 for 0 <= r < kb and every column c outside [k, k + kb), with c' = c (c < k)
+// or c - kb (c >= k + kb); w is kb x (n - kb) at least. Consecutive threads take consecutive
+// rows of a column.
+template <class T> __device__ void gj_save_rows(T* a, i64 ld, int n, int k, int kb, T* w, i64 ldw) {
+    const i64 total = (i64)kb * (n - kb);
+    for (i64 e = blockIdx.x * (i64)blockDim.x + threadIdx.x; e < total; e += (i64)gridDim.x * blockDim.x) {
+        const int r = (int)(e % kb), cw = (int)(e / kb);
+        const int c = cw < k ? cw : cw + kb;
+        w[at(r, cw, ldw)] = a[at(k + r, c, ld)];
+        a[at(k + r, c, ld)] = zero<T>();
     }
 }
 
@@ -392,6 +408,9 @@ template <class T> __device__ void col_norm1(const T* a, i64 ld, int m, int n, t
     }                                                                                                        \
     extern "C" __global__ void swap_cols_##P(T* a, i64 ld, int n, const int* ipiv) {                         \
         swap_cols<T>(a, ld, n, ipiv);                                                                        \
+    }                                                                                                        \
+    extern "C" __global__ void gj_save_rows_##P(T* a, i64 ld, int n, int k, int kb, T* w, i64 ldw) {         \
+        gj_save_rows<T>(a, ld, n, k, kb, w, ldw);                                                            \
     }                                                                                                        \
     extern "C" __global__ void trtri_diag_##P(T* a, i64 ld, int nb, int upper) {                             \
         trtri_diag<T>(a, ld, nb, upper);                                                                     \

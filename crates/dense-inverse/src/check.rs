@@ -9,9 +9,6 @@ use crate::error::{Error, Result};
 use gpu_blas::blas2::Uplo;
 use gpu_blas::{blas1, Device, DeviceMatrix, DeviceVec, MatMut, MatRef, Scalar};
 
-/// The message of [`gpu_blas::Error::Unsupported`] for the operations without a GPU path.
-pub(crate) const CPU_ONLY: &str = "Gauss-Jordan runs on the CPU only in this version";
-
 /// The order `n` of a square matrix, which must also fit the `i32` pivot indices.
 pub(crate) fn square(op: &'static str, rows: usize, cols: usize) -> Result<usize> {
     if rows != cols {
@@ -79,15 +76,6 @@ pub(crate) fn backend(_op: &'static str, dev: &Device) -> Result<Backend> {
     } else {
         Backend::Cuda
     })
-}
-
-/// [`gpu_blas::Error::Unsupported`] for an operation without a GPU path.
-pub(crate) fn cpu_only<R>(op: &'static str) -> Result<R> {
-    Err(gpu_blas::Error::Unsupported {
-        op,
-        detail: CPU_ONLY.to_string(),
-    }
-    .into())
 }
 
 /// Host copy of a `rows × cols` view, column-major with leading dimension `rows`.

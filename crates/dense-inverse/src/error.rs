@@ -33,8 +33,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 pub enum Error {
     /// An argument error from the foundation crate: dimension or device mismatch, a view out of
     /// bounds, a non-finite input value ([`gpu_blas::Error::NonFinite`], index `i + j·rows`),
-    /// [`gpu_blas::Error::OutOfMemory`] on a GPU, or [`gpu_blas::Error::Unsupported`] for the
-    /// operations without a GPU path (Gauss-Jordan, bordering).
+    /// or [`gpu_blas::Error::OutOfMemory`] on a GPU.
     #[error(transparent)]
     Blas(#[from] gpu_blas::Error),
     /// The matrix is not square.

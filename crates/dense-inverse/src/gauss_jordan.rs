@@ -4,6 +4,7 @@
 use crate::check::{self, Backend};
 use crate::cpu;
 use crate::error::{Error, Result};
+use crate::gpu;
 use gpu_blas::{DeviceMatrix, MatMut, MatRef, Scalar};
 
 fn invert_host<T: Scalar>(op: &'static str, n: usize, h: &mut [T]) -> Result<()> {
@@ -19,13 +20,20 @@ fn invert_host<T: Scalar>(op: &'static str, n: usize, h: &mut [T]) -> Result<()>
 /// `A⁻¹ = (P·A)⁻¹·P` interchanges its columns back. Blocked: the sweeps of a 64-column block
 /// are applied to that panel only, which becomes `[−A01·A11⁻¹; A11⁻¹; −A21·A11⁻¹]`; every other
 /// column block `C` then gets `C ← C + panel·C_mid` (`C_mid`, the block's rows of `C`, zeroed
-/// first), one matrix product in parallel column chunks. `2n³` flops, nearly all in products.
+/// first). `2n³` flops, nearly all in products.
 ///
-/// Memory: the result, a copy of one `64 × 64` block row per column chunk, and `n` pivots.
+/// On the CPU the panel's sweeps run pivot by pivot and the products in parallel column chunks.
+/// On a CUDA GPU the panel is brought to the same form through the LU factorization of its rows
+/// `k..n` (the same pivot rule, the same pivots in exact arithmetic, the same singular step for
+/// an exactly zero pivot), cuBLAS `trsm` with its triangular factors and the inverse of its
+/// `64 × 64` diagonal block; the other columns' update is two cuBLAS `gemm`s per panel.
+///
+/// Memory: the result and `n` pivots; on the CPU a copy of one `64 × 64` block row per column
+/// chunk, on a GPU a `64 × n` device workspace.
 ///
 /// # Errors
 /// [`Error::Singular`] naming the 1-based column without a non-zero pivot; [`Error::NotSquare`];
-/// [`gpu_blas::Error::NonFinite`]; [`gpu_blas::Error::Unsupported`] on a GPU (no GPU path in this version).
+/// [`gpu_blas::Error::NonFinite`] (index `i + j·n`); [`gpu_blas::Error::OutOfMemory`] on a GPU.
 ///
 /// ```
 /// use dense_inverse::gauss_jordan_inverse;
@@ -39,7 +47,7 @@ pub fn gauss_jordan_inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Resul
     let a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
-        Backend::Cuda => check::cpu_only(OP),
+        Backend::Cuda => gpu::ops::gauss_jordan_inverse(OP, &a),
         Backend::Cpu => {
             let mut h = check::read(&a)?;
             check::finite(OP, &h)?;
@@ -52,8 +60,9 @@ pub fn gauss_jordan_inverse<'a, T: Scalar>(a: impl Into<MatRef<'a, T>>) -> Resul
 /// `A ← A⁻¹` in place by blocked Gauss-Jordan with partial pivoting (see
 /// [`gauss_jordan_inverse`]), for any square view.
 ///
-/// Memory: one `n × n` host working copy. The view is written only after the inverse has been
-/// computed.
+/// Memory: one `n × n` working copy (host memory on the CPU, device memory on a GPU, plus
+/// the GPU workspace of [`gauss_jordan_inverse`]). The view is written only after the inverse
+/// has been computed.
 ///
 /// # Errors
 /// As [`gauss_jordan_inverse`]; all reported before anything is written (on error `a` is
@@ -72,7 +81,7 @@ pub fn gauss_jordan_inverse_in_place<'a, T: Scalar>(a: impl Into<MatMut<'a, T>>)
     let mut a = a.into();
     let n = check::square(OP, a.rows(), a.cols())?;
     match check::backend(OP, a.device())? {
-        Backend::Cuda => check::cpu_only(OP),
+        Backend::Cuda => gpu::ops::gauss_jordan_inverse_in_place(OP, &mut a),
         Backend::Cpu => {
             let mut h = check::read(&a.as_ref())?;
             check::finite(OP, &h)?;

@@ -125,15 +125,14 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// ([`Inverse::is_ill_conditioned`]), not silently.
 ///
 /// Memory: the result; the LU and Cholesky paths work in it, Gauss-Jordan and bordering too
-/// (plus `n × 64` blocks). [`Method::Auto`] re-reads the input when Cholesky fails, so it never
+/// (plus `n × 64` or `64 × n` blocks). [`Method::Auto`] re-reads the input when Cholesky fails, so it never
 /// holds a second `n × n` copy.
 ///
 /// # Errors
 /// The errors of the chosen method: [`Error::Singular`] for an exactly singular matrix (LU,
 /// Gauss-Jordan), [`Error::NotPositiveDefinite`] ([`Method::Cholesky`] only),
 /// [`Error::SingularLeadingBlock`] (bordering), [`Error::NotSquare`],
-/// [`gpu_blas::Error::NonFinite`], [`gpu_blas::Error::OutOfMemory`];
-/// [`gpu_blas::Error::Unsupported`] for Gauss-Jordan on a GPU.
+/// [`gpu_blas::Error::NonFinite`], [`gpu_blas::Error::OutOfMemory`].
 ///
 /// ```
 /// use dense_inverse::{inverse, Method};

@@ -28,8 +28,7 @@
 //! interchanges, diagonal blocks and scans are this crate's kernels and the level-3 products and
 //! triangular solves are cuBLAS calls, all queued on the device's stream; the unblocked
 //! bordering method runs on `gpu_blas`'s level-1 and level-2 kernels, the blocked one on cuBLAS
-//! products with the small Schur complements inverted on the host. Gauss-Jordan runs on the
-//! CPU only ([`gpu_blas::Error::Unsupported`] on a GPU).
+//! products with the small Schur complements inverted on the host.
 //!
 //! Memory: both backends work on one compact copy of the matrix (host memory for the CPU, device
 //! memory for a GPU; read and written back with one strided copy); out-of-place functions compute in

@@ -275,6 +275,46 @@ pub(crate) fn swap_cols<T: Scalar>(
     Ok(())
 }
 
+/// `gj_save_rows(a, ld, n, k, kb, w, ldw)`: Gauss-Jordan's block-row save for the panel
+/// `k..k + kb` of the `n × n` matrix `a`: rows `k..k + kb` of the columns outside the panel are
+/// copied to the first `n − kb` columns of `w` (left columns first, in order) and zeroed in `a`.
+pub(crate) fn gj_save_rows<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (k, kb): (usize, usize),
+    w: Dense<T>,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(a.cols == n && kb >= 1 && k + kb <= n && w.rows >= kb && w.cols >= n - kb);
+    let total = kb * (n - kb);
+    if total == 0 {
+        return Ok(());
+    }
+    let f = func(op, dev, &kernel_name::<T>("gj_save_rows"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, ki, kbi, ldw) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, k)?,
+        i32_of(op, kb)?,
+        ld_of(op, w.ld)?,
+    );
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr)
+        .arg(&ld)
+        .arg(&ni)
+        .arg(&ki)
+        .arg(&kbi)
+        .arg(&w.ptr)
+        .arg(&ldw);
+    // SAFETY: (T* a, i64 ld, int n, int k, int kb, T* w, i64 ldw) match the kernel; a is n × n
+    // with rows k..k + kb inside it, w has kb rows (ld ≥ kb) and n − kb columns at least
+    // (asserted), and a and w are distinct buffers.
+    unsafe { l.launch(cfg((blocks(total, 256, 8192), 1), 256, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
 /// Shared memory of a diagonal-block kernel (`nb × nb` elements), opted in above 48 KiB.
 fn diag_smem<T: Scalar>(f: &cudarc::driver::CudaFunction, nb: usize) -> Result<usize> {
     let smem = nb * nb * std::mem::size_of::<T>();

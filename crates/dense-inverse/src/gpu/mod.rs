@@ -12,6 +12,7 @@
 
 pub(crate) mod bordering;
 pub(crate) mod cublas;
+pub(crate) mod gauss_jordan;
 pub(crate) mod kernels;
 pub(crate) mod lu;
 pub(crate) mod ops;

@@ -3,14 +3,14 @@
 //!
 //! Memory per path (besides the result, `n × n` with leading dimension `n`):
 //! * out-of-place factorizations and inverses work in their result; LU inverses add an
-//!   `n × NB` workspace;
+//!   `n × NB` workspace, Gauss-Jordan an `NB × n` one;
 //! * in-place ones hold one `n × n` working copy (the view is written back only on success);
 //! * solves hold a copy of the factors (`n × n`) and one or two `n × nrhs` copies of `b`;
 //! * `norm1`, `hermitian_norm1`, `lu_rcond`, `cholesky_rcond`, `determinant` hold one `n × n`
 //!   copy; the rcond estimators add a few `n`-vectors.
 
 use super::kernels::{self as k, Part};
-use super::{copy_in, copy_triangle, copy_view, flag, lu, potrf, read_i32, Dense};
+use super::{copy_in, copy_triangle, copy_view, flag, gauss_jordan, lu, potrf, read_i32, Dense};
 use crate::bordering::Bordering;
 use crate::cpu::condition::{norm1_estimate, rcond_from};
 use crate::determinant::{from_diagonal, Determinant};
@@ -189,6 +189,25 @@ pub(crate) fn lu_inverse_in_place<T: Scalar>(
     let dev = a.device().clone();
     let w = checked_copy(op, &a.as_ref())?;
     invert_lu(op, &dev, &w)?;
+    copy_view(&w.view(), a)
+}
+
+pub(crate) fn gauss_jordan_inverse<T: Scalar>(
+    op: &'static str,
+    a: &MatRef<'_, T>,
+) -> Result<DeviceMatrix<T>> {
+    let w = checked_copy(op, a)?;
+    gauss_jordan::invert(op, a.device(), &w)?;
+    Ok(w)
+}
+
+pub(crate) fn gauss_jordan_inverse_in_place<T: Scalar>(
+    op: &'static str,
+    a: &mut MatMut<'_, T>,
+) -> Result<()> {
+    let dev = a.device().clone();
+    let w = checked_copy(op, &a.as_ref())?;
+    gauss_jordan::invert(op, &dev, &w)?;
     copy_view(&w.view(), a)
 }
 
@@ -464,12 +483,17 @@ pub(crate) fn inverse<T: Scalar>(
     method: Method,
 ) -> Result<Inverse<T>> {
     let dev = a.device().clone();
-    let unsupported = |what: &str| -> Result<Inverse<T>> {
-        Err(gpu_blas::Error::Unsupported {
-            op,
-            detail: format!("{what} runs on the CPU only in this version"),
-        }
-        .into())
+    // The inverse with the exact `rcond = 1/(‖A‖₁·‖A⁻¹‖₁)` of the computed `A⁻¹`.
+    let exact = |w: DeviceMatrix<T>, anorm: T::Real| -> Result<Inverse<T>> {
+        let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
+        let rcond = rcond_from(w.rows(), anorm, xnorm);
+        Ok(Inverse {
+            matrix: w,
+            method_used: method,
+            rcond,
+            rcond_exact: true,
+            norm1: anorm,
+        })
     };
     match method {
         Method::Auto => {
@@ -496,21 +520,18 @@ pub(crate) fn inverse<T: Scalar>(
             factor_cholesky(op, &dev, &w)?;
             inverse_cholesky(op, &dev, w, anorm, method)
         }
-        Method::GaussJordan => unsupported("Gauss-Jordan"),
+        Method::GaussJordan => {
+            let w = checked_copy(op, a)?;
+            let anorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
+            gauss_jordan::invert(op, &dev, &w)?;
+            exact(w, anorm)
+        }
         Method::Bordering(uplo, variant) => {
             let (w, anorm) = match variant {
                 Bordering::Unblocked => super::bordering::unblocked(op, uplo, a)?,
                 Bordering::Blocked(b) => super::bordering::blocked(op, uplo, a, b)?,
             };
-            let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
-            let rcond = rcond_from(w.rows(), anorm, xnorm);
-            Ok(Inverse {
-                matrix: w,
-                method_used: method,
-                rcond,
-                rcond_exact: true,
-                norm1: anorm,
-            })
+            exact(w, anorm)
         }
     }
 }

@@ -49,10 +49,14 @@ gpu_blas::device_tests! {
         );
         let got = download(&m);
         assert!(got.iter().zip(&a).all(|(x, y)| x == y || (x.is_nan() && y.is_nan())));
-        if dev.is_cpu() {
-            // Gauss-Jordan has no GPU path (Unsupported there).
-            assert!(matches!(blas(gauss_jordan_inverse(&m).unwrap_err()), gpu_blas::Error::NonFinite { index: 16, .. }));
-        }
+        assert!(matches!(blas(gauss_jordan_inverse(&m).unwrap_err()), gpu_blas::Error::NonFinite { index: 16, .. }));
+        assert_eq!(
+            blas(gauss_jordan_inverse_in_place(&mut m).unwrap_err()),
+            gpu_blas::Error::NonFinite { op: "gauss_jordan_inverse_in_place", index: 16 }
+        );
+        let got = download(&m);
+        assert!(got.iter().zip(&a).all(|(x, y)| x == y || (x.is_nan() && y.is_nan())));
+        assert!(matches!(blas(inverse(&m, Method::GaussJordan).unwrap_err()), gpu_blas::Error::NonFinite { index: 16, .. }));
         assert!(matches!(blas(inverse(&m, Method::Auto).unwrap_err()), gpu_blas::Error::NonFinite { index: 16, .. }));
         assert!(matches!(blas(cholesky_inverse(Uplo::Lower, &m).unwrap_err()), gpu_blas::Error::NonFinite { index: 16, .. }));
         // The upper triangle is not referenced: the NaN is not seen there, the SPD part is used.

@@ -38,10 +38,7 @@ fn case<T: Scalar>(dev: &gpu_blas::Device, n: usize, k: usize, b: usize, seed: u
         general::<T>(n, seed)
     };
     let ad = upload(dev, n, &a);
-    let Some(r) = on_method(dev, m, inverse(&ad, m)) else {
-        return;
-    };
-    let inv = r.unwrap();
+    let inv = inverse(&ad, m).unwrap();
     assert!(!inv.is_ill_conditioned());
     assert_inverse(n, &a, &download(&inv.matrix), &format!("{m:?}"));
 }

@@ -1,39 +1,12 @@
-//! Shared test support: test matrices, Complex64 references through ndarray, residual bounds,
-//! and the helpers for the operations that have no GPU path (Gauss-Jordan, bordering).
+//! Shared test support: test matrices, Complex64 references through ndarray, residual bounds.
 #![allow(dead_code)]
 
-use dense_inverse::{Error, Result};
 use gpu_blas::{Device, DeviceMatrix, Scalar};
 use ndarray::Array2;
 use num_complex::Complex64 as C64;
 use num_traits::ToPrimitive;
 
 pub use gpu_blas::testing::random_values;
-
-/// For the operations without a GPU path (Gauss-Jordan, bordering): the result on the CPU; on a
-/// GPU asserts that the call was refused as unsupported and returns `None`.
-pub fn cpu_only<R: std::fmt::Debug>(dev: &Device, r: Result<R>) -> Option<Result<R>> {
-    if dev.is_cuda() {
-        match r {
-            Err(Error::Blas(gpu_blas::Error::Unsupported { .. })) => None,
-            other => panic!("expected Unsupported on a GPU, got {other:?}"),
-        }
-    } else {
-        Some(r)
-    }
-}
-
-/// [`cpu_only`] for the methods of `inverse` without a GPU path, the result itself otherwise.
-pub fn on_method<R: std::fmt::Debug>(
-    dev: &Device,
-    m: dense_inverse::Method,
-    r: Result<R>,
-) -> Option<Result<R>> {
-    match m {
-        dense_inverse::Method::GaussJordan => cpu_only(dev, r),
-        _ => Some(r),
-    }
-}
 
 /// A random general `n × n` matrix, column-major (entries in [−1, 1)).
 pub fn general<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
