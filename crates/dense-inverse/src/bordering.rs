@@ -7,11 +7,12 @@ use gpu_blas::blas2::Uplo;
 use gpu_blas::{DeviceMatrix, MatMut, MatRef, Scalar};
 use num_traits::{FromPrimitive, ToPrimitive};
 
-/// How many border rows the bordering method adds per step.
+/// How many border rows the bordering method adds per step. The default, 256 rows, is the
+/// fastest of 64, 256 and 512 at n = 8000 on an H100 (with 512 equal).
 ///
 /// ```
 /// use dense_inverse::Bordering;
-/// assert_eq!(Bordering::default(), Bordering::Blocked(64));
+/// assert_eq!(Bordering::default(), Bordering::Blocked(256));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bordering {
@@ -20,12 +21,13 @@ pub enum Bordering {
     Unblocked,
     /// `b` rows per step (`b = 0` is taken as 1): `W⁻¹·R` as a matrix product, a `b × b` Schur
     /// complement inverted by the unblocked method, a rank-`b` update as a matrix product.
+    /// On the GPU a Schur complement larger than `64 × 64` is itself inverted by 64-row steps.
     Blocked(usize),
 }
 
 impl Default for Bordering {
     fn default() -> Self {
-        Bordering::Blocked(64)
+        Bordering::Blocked(256)
     }
 }
 
@@ -45,7 +47,7 @@ pub(crate) fn invert_host<T: Scalar>(
     let norm = cpu::condition::norm1(n, h);
     let thr = threshold::<T>(n, norm);
     let r = match variant {
-        Bordering::Unblocked => cpu::bordering::unblocked(n, h, thr, 0),
+        Bordering::Unblocked => cpu::bordering::unblocked(n, h, thr, 0).map(drop),
         Bordering::Blocked(b) => cpu::bordering::blocked(n, h, b, thr),
     };
     r.map_err(|b| Error::SingularLeadingBlock {

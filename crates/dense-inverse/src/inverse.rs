@@ -116,17 +116,21 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 
 /// `A⁻¹` by the chosen [`Method`], with its reciprocal condition number.
 ///
-/// [`Method::Auto`] tries Cholesky when the matrix is exactly Hermitian with a positive real
-/// diagonal (half the work of LU) and falls back to LU with partial pivoting when that
-/// factorization meets a non-positive pivot, or when the matrix is not of that form. LU and
+/// [`Method::Auto`], when the matrix is exactly Hermitian with a positive real diagonal, tries
+/// a method for positive definite matrices (half the work of LU): Cholesky on the CPU; on a
+/// CUDA device the blocked bordering method with 256 rows per step
+/// (`Method::Bordering(Uplo::Lower, Bordering::Blocked(256))`, whose `b × b` Schur complements
+/// are the diagonal blocks a blocked Cholesky factors, and which is the faster SPD inverse there),
+/// kept when every pivot `β` is positive. It falls back to LU with partial pivoting when that
+/// meets a non-positive pivot, or when the matrix is not of that form. LU and
 /// Cholesky report `rcond` estimated from the factors before inversion (LAPACK `gecon`/`pocon`,
 /// see [`crate::lu_rcond`]); Gauss-Jordan and bordering report the exact
 /// `1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse. A result with `rcond < ε` is returned flagged
 /// ([`Inverse::is_ill_conditioned`]), not silently.
 ///
 /// Memory: the result; the LU and Cholesky paths work in it, Gauss-Jordan and bordering too
-/// (plus `n × 64` or `64 × n` blocks). [`Method::Auto`] re-reads the input when Cholesky fails, so it never
-/// holds a second `n × n` copy.
+/// (plus `n × b` or `b × n` blocks). [`Method::Auto`] re-reads the input when its positive
+/// definite attempt fails, so it never holds a second `n × n` copy.
 ///
 /// # Errors
 /// The errors of the chosen method: [`Error::Singular`] for an exactly singular matrix (LU,

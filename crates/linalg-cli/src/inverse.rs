@@ -55,9 +55,7 @@ impl MethodChoice {
             MethodChoice::Cholesky => Method::Cholesky(Uplo::Lower),
             MethodChoice::GaussJordan => Method::GaussJordan,
             MethodChoice::Bordering => Method::Bordering(Uplo::Lower, Bordering::Unblocked),
-            MethodChoice::BorderingBlocked => {
-                Method::Bordering(Uplo::Lower, Bordering::Blocked(64))
-            }
+            MethodChoice::BorderingBlocked => Method::Bordering(Uplo::Lower, Bordering::default()),
         }
     }
 }
@@ -163,7 +161,7 @@ mod tests {
         assert_eq!(MethodChoice::parse("gj"), Ok(MethodChoice::GaussJordan));
         assert_eq!(
             MethodChoice::parse("bordering-blocked").unwrap().method(),
-            Method::Bordering(Uplo::Lower, Bordering::Blocked(64))
+            Method::Bordering(Uplo::Lower, Bordering::default())
         );
         assert!(MethodChoice::parse("qr").is_err());
     }

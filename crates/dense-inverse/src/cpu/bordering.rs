@@ -21,12 +21,14 @@ const PAR_STEP: usize = 1 << 16;
 /// `q = −W⁻¹·r`, `β = ρ + rᴴ·q`, and
 /// `W_{t+1}⁻¹ = [[W⁻¹ + q·qᴴ/β, q/β], [qᴴ/β, 1/β]]`.
 /// `|β| ≤ threshold` stops with the step `t + 1 + offset`. `a` must be exactly Hermitian.
+/// Returns the smallest pivot `β` (all are positive exactly when `A` is positive definite).
 pub(crate) fn unblocked<T: Scalar>(
     n: usize,
     a: &mut [T],
     threshold: T::Real,
     offset: usize,
-) -> Result<(), Breakdown> {
+) -> Result<T::Real, Breakdown> {
+    let mut min_beta = T::Real::infinity();
     let mut r = vec![T::zero(); n];
     let mut q = vec![T::zero(); n];
     for t in 0..n {
@@ -59,6 +61,7 @@ pub(crate) fn unblocked<T: Scalar>(
                 beta: Float::abs(beta).to_f64().unwrap_or(f64::NAN),
             });
         }
+        min_beta = min_beta.min(beta);
         let binv = T::from_real(beta.recip());
         // W⁻¹ += q·qᴴ/β, column by column.
         let upd = |(k, col): (usize, &mut [T])| {
@@ -79,7 +82,7 @@ pub(crate) fn unblocked<T: Scalar>(
         }
         a[t * n + t] = binv;
     }
-    Ok(())
+    Ok(min_beta)
 }
 
 /// `b` border rows per step: with `W⁻¹` (order `t`) in `a[..t, ..t]`, `R = a[..t, t..t+b]`,

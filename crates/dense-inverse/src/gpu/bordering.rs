@@ -59,16 +59,48 @@ pub(crate) fn blocked<T: Scalar>(
 ) -> Result<(DeviceMatrix<T>, T::Real)> {
     let dev = a.device().clone();
     let mut w = hermitian_copy(op, uplo, a)?;
-    let n = w.rows();
     let anorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
+    blocked_in_place(op, &mut w, b, anorm)?;
+    Ok((w, anorm))
+}
+
+/// [`blocked`] on the compact, exactly Hermitian working matrix `w` (both triangles), whose
+/// `‖·‖₁` is `anorm`: `w` becomes `A⁻¹`. Returns the smallest pivot `β` (all are positive
+/// exactly when `A` is positive definite; `+∞` for `n = 0`).
+pub(crate) fn blocked_in_place<T: Scalar>(
+    op: &'static str,
+    w: &mut DeviceMatrix<T>,
+    b: usize,
+    anorm: T::Real,
+) -> Result<T::Real> {
+    let n = w.rows();
+    let mut min_beta = T::Real::infinity();
     if n == 0 {
-        return Ok((w, anorm));
+        return Ok(min_beta);
     }
+    let dev = w.device().clone();
     let thr = threshold::<T>(n, anorm);
     let mut stage = DeviceMatrix::<T>::zeros(&dev, HOST_MAX.min(n), HOST_MAX.min(n))?;
-    invert_in_place(op, &mut w, &mut stage, 0, n, b.clamp(1, n), thr)?;
-    k::mirror(op, &dev, Dense::of(op, &w)?, true)?;
-    Ok((w, anorm))
+    let mut level = Level {
+        op,
+        stage: &mut stage,
+        thr,
+        min_beta: &mut min_beta,
+    };
+    invert_in_place(&mut level, w, 0, n, b.clamp(1, n))?;
+    k::mirror(op, &dev, Dense::of(op, w)?, true)?;
+    Ok(min_beta)
+}
+
+/// What every level of [`invert_in_place`] shares.
+struct Level<'a, T: Scalar> {
+    op: &'static str,
+    /// Compact `HOST_MAX × HOST_MAX` staging matrix of the host inversions.
+    stage: &'a mut DeviceMatrix<T>,
+    /// Breakdown threshold of `|β|`.
+    thr: T::Real,
+    /// Smallest pivot `β` seen so far.
+    min_beta: &'a mut T::Real,
 }
 
 /// Replaces the `m × m` diagonal block of `w` at `(o, o)`, Hermitian and held in both triangles,
@@ -77,19 +109,18 @@ pub(crate) fn blocked<T: Scalar>(
 /// with 64-row steps, so large `b` keeps the host work and transfers at `64 × 64` blocks.
 /// Breakdown steps are numbered from the start of the whole matrix.
 fn invert_in_place<T: Scalar>(
-    op: &'static str,
+    lv: &mut Level<'_, T>,
     w: &mut DeviceMatrix<T>,
-    stage: &mut DeviceMatrix<T>,
     o: usize,
     m: usize,
     b: usize,
-    thr: T::Real,
 ) -> Result<()> {
+    let op = lv.op;
     if m <= b {
         return if m <= HOST_MAX {
-            host_inverse(op, w, stage, o, m, thr)
+            host_inverse(lv, w, o, m)
         } else {
-            invert_in_place(op, w, stage, o, m, HOST_MAX, thr)
+            invert_in_place(lv, w, o, m, HOST_MAX)
         };
     }
     let dev = w.device().clone();
@@ -129,7 +160,7 @@ fn invert_in_place<T: Scalar>(
                 sd,
             )?;
         }
-        invert_in_place(op, w, stage, o + t, tb, b, thr)?;
+        invert_in_place(lv, w, o + t, tb, b)?;
         if t > 0 {
             // The upper border Q·S⁻¹ (R, its previous content, is no longer needed), then
             // W⁻¹ += (Q·S⁻¹)·Qᴴ from that border, and the left border S⁻¹·Qᴴ.
@@ -181,13 +212,12 @@ fn invert_in_place<T: Scalar>(
 /// computed on the host by the unblocked method (its lower triangle taken as the Hermitian
 /// block, as on the CPU; the pivots `β` checked), through the compact staging matrix `stage`.
 fn host_inverse<T: Scalar>(
-    op: &'static str,
+    lv: &mut Level<'_, T>,
     w: &mut DeviceMatrix<T>,
-    stage: &mut DeviceMatrix<T>,
     o: usize,
     m: usize,
-    thr: T::Real,
 ) -> Result<()> {
+    let (op, thr, stage) = (lv.op, lv.thr, &mut *lv.stage);
     let dev = w.device().clone();
     stage
         .block_mut(0, 0, m, m)?
@@ -201,7 +231,7 @@ fn host_inverse<T: Scalar>(
         .copied()
         .collect::<Vec<T>>();
     crate::check::hermitian_from(Uplo::Lower, m, &mut sv);
-    crate::cpu::bordering::unblocked(m, &mut sv, thr, o).map_err(|bd| {
+    let beta = crate::cpu::bordering::unblocked(m, &mut sv, thr, o).map_err(|bd| {
         Error::SingularLeadingBlock {
             op,
             step: bd.step,
@@ -209,6 +239,7 @@ fn host_inverse<T: Scalar>(
             threshold: thr.to_f64().unwrap_or(f64::NAN),
         }
     })?;
+    *lv.min_beta = Float::min(*lv.min_beta, beta);
     let sinv = DeviceMatrix::from_col_major(&dev, m, m, m, sv)?;
     w.block_mut(o, o, m, m)?.copy_from(&sinv.view())?;
     Ok(())
@@ -290,6 +321,7 @@ mod tests {
         let got = w.to_array().unwrap();
         let mut want = h.clone();
         crate::cpu::bordering::unblocked(n, &mut want, thr, 0)
+            .map(drop)
             .unwrap_or_else(|_| panic!("reference breakdown"));
         let tol = 100.0 * n as f64 * T::epsilon().to_f64().unwrap();
         for j in 0..n {
