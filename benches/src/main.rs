@@ -303,6 +303,7 @@ fn lu_section(
     );
     let has = |t: &str| plan.types.iter().any(|x| x == t);
     for &n in &plan.sizes {
+        let before = rows.len();
         if has("f32") {
             lu::run_uniform::<f32>(&cx, n, plan.batch, rows);
         }
@@ -315,6 +316,8 @@ fn lu_section(
         if has("c128") {
             lu::run_uniform::<Complex64>(&cx, n, plan.batch, rows);
         }
+        // The order's rows now, so a run cut short still shows what it measured.
+        eprint!("{}", report::lu_table(&rows[before..]));
     }
     if plan.var {
         if has("f32") {
@@ -346,6 +349,7 @@ fn inverse_section(
     );
     let t = std::time::Instant::now();
     for (n, ty) in &plan.cases {
+        let before = rows.len();
         match ty.as_str() {
             "f32" => inverse::run::<f32>(&cx, *n, rows),
             "f64" => inverse::run::<f64>(&cx, *n, rows),
@@ -356,6 +360,8 @@ fn inverse_section(
             "dense inverse: {ty} n = {n} done, {:.0} s so far",
             t.elapsed().as_secs_f64()
         );
+        // The case's rows now, so a run cut short still shows what it measured.
+        eprint!("{}", report::inv_table(&rows[before..]));
     }
 }
 

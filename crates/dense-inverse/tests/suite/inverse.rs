@@ -52,7 +52,12 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
             est >= exact * 0.999 && est <= 10.0 * exact,
             "{kind}: rcond {est} vs {exact}"
         );
-        assert!(!inv.rcond_exact);
+        // Estimated from the factors (LU, Cholesky), exact from the inverse (bordering).
+        assert_eq!(
+            inv.rcond_exact,
+            matches!(want, Method::Bordering(..)),
+            "{kind}"
+        );
     }
 }
 
