@@ -207,12 +207,26 @@ fn measure(cx: &InvCtx<'_>, mut f: impl FnMut() -> Result<(), String>) -> Result
 }
 
 /// Times an in-place call whose input `reset` restores before each call (see [`FAST_MS`]).
+/// Afterwards (untimed) `reset` and one call run again, so the buffers hold the result of one
+/// call on the restored input (the timing of `reset` alone leaves them reset).
 fn measure_reset(
     cx: &InvCtx<'_>,
     mut reset: impl FnMut(),
     mut f: impl FnMut() -> Result<(), String>,
 ) -> Result<f64, String> {
-    let est = probe(&cx.stream, &mut reset, &mut f)?;
+    let ms = time_reset(cx, &mut reset, &mut f)?;
+    reset();
+    f()?;
+    sync(&cx.stream)?;
+    Ok(ms)
+}
+
+fn time_reset(
+    cx: &InvCtx<'_>,
+    reset: &mut impl FnMut(),
+    f: &mut impl FnMut() -> Result<(), String>,
+) -> Result<f64, String> {
+    let est = probe(&cx.stream, reset, f)?;
     if est < FAST_MS {
         let plan = Plan::for_estimate(est, cx.reps);
         let both = try_time_ms(&cx.ctx, &cx.stream, plan, |_| {
@@ -226,9 +240,7 @@ fn measure_reset(
         // The reset dominates and the difference is noise: time calls one at a time instead.
     }
     let (warmup, reps) = model::repeats(est, cx.reps);
-    let ms = try_time_reset_ms(&cx.ctx, &cx.stream, warmup, reps, reset, f)?;
-    sync(&cx.stream)?;
-    Ok(ms)
+    try_time_reset_ms(&cx.ctx, &cx.stream, warmup, reps, reset, f)
 }
 
 fn ptr<T: Element>(v: &DeviceVec<T>) -> u64 {

@@ -150,12 +150,25 @@ fn measure<E>(cx: &LuCtx<'_>, mut f: impl FnMut() -> Result<(), E>) -> Result<f6
 /// Times an in-place call whose input `reset` restores before each call: under [`FAST_MS`],
 /// `reset` + call back to back (several per event pair) minus `reset` alone, timed the same
 /// way; otherwise one call per event pair with `reset` enqueued before the start event.
+/// Afterwards (untimed) `reset` and one call run again, so the buffers hold the result of one
+/// call on the restored input (the timing of `reset` alone leaves them reset).
 fn measure_reset<E>(
     cx: &LuCtx<'_>,
     mut reset: impl FnMut(),
     mut f: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, E> {
-    let est = probe(cx, &mut reset, &mut f)?;
+    let ms = time_reset(cx, &mut reset, &mut f)?;
+    reset();
+    f()?;
+    Ok(ms)
+}
+
+fn time_reset<E>(
+    cx: &LuCtx<'_>,
+    reset: &mut impl FnMut(),
+    f: &mut impl FnMut() -> Result<(), E>,
+) -> Result<f64, E> {
+    let est = probe(cx, reset, f)?;
     if est < FAST_MS {
         let plan = Plan::for_estimate(est, cx.reps);
         let both = try_time_ms(&cx.ctx, &cx.stream, plan, |_| {
