@@ -144,3 +144,25 @@ pub(crate) fn blocked<T: Scalar>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest pivot: positive exactly for a positive definite matrix. `diag(2, 3)` has
+    /// pivots 2 and 3; `[[1, 2], [2, 1]]` has 1 and 1 − 4 = −3.
+    #[test]
+    fn smallest_pivot_tells_definiteness() {
+        let mut spd = vec![2.0f64, 0.0, 0.0, 3.0];
+        let b = unblocked(2, &mut spd, 1e-12, 0).unwrap_or_else(|_| panic!("breakdown"));
+        assert_eq!(b, 2.0);
+        assert_eq!(spd, vec![0.5, 0.0, 0.0, 1.0 / 3.0]);
+        let mut indefinite = vec![1.0f64, 2.0, 2.0, 1.0];
+        let b = unblocked(2, &mut indefinite, 1e-12, 0).unwrap_or_else(|_| panic!("breakdown"));
+        assert!((b + 3.0).abs() < 1e-15, "{b}");
+        // The inverse of [[1, 2], [2, 1]] is [[−1, 2], [2, −1]] / 3.
+        for (x, want) in indefinite.iter().zip([-1.0, 2.0, 2.0, -1.0]) {
+            assert!((x - want / 3.0).abs() < 1e-15, "{indefinite:?}");
+        }
+    }
+}
