@@ -603,7 +603,76 @@ fn block<T: CusolverInv>(
             warning: warning.join("; "),
         });
     }
+    if let Ok(solver) = &cx.solver {
+        match factor_split::<T>(cx, solver, s, n, orig, b) {
+            Ok((label, ours, base)) => eprintln!(
+                "  factorization alone: ours {label} {ours:.3} ms, cuSOLVER {} {base:.3} ms ({:.2}×)",
+                match s {
+                    Structure::General => "getrf",
+                    Structure::Spd => "potrf",
+                },
+                ours / base
+            ),
+            Err(e) => eprintln!("  factorization alone: {e}"),
+        }
+    }
     Ok(())
+}
+
+/// The factorization step alone, ours (`lu_factor` / `cholesky_factor(Lower)`, a new matrix
+/// per call) against cuSOLVER's (`getrf` / `potrf`, in place on a restored copy): where an
+/// inverse's time goes, for the log (not a table row).
+fn factor_split<T: CusolverInv>(
+    cx: &InvCtx<'_>,
+    solver: &Cusolver,
+    s: Structure,
+    n: usize,
+    orig: &DeviceMatrix<T>,
+    b: &Bufs,
+) -> Result<(&'static str, f64, f64), String> {
+    let orig_p = interop::matrix_ptr(orig).ok_or("not a CUDA matrix")?;
+    let nc = n as c_int;
+    let bytes = n * n * std::mem::size_of::<T>();
+    let stream = cx.stream.cu_stream();
+    let lwork = match s {
+        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
+        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
+        // SAFETY: as above.
+        Structure::Spd => unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?,
+    };
+    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    let ws_p = ptr(&ws);
+    let restore = move || dtod(stream, b.work, orig_p, bytes);
+    let base = measure_reset(cx, restore, || match s {
+        // SAFETY: `work` is an n × n buffer (leading dimension n), `ws` holds the queried
+        // workspace, `ipiv` n ints and `info` one; on the device's stream.
+        Structure::General => unsafe { T::getrf(solver, nc, b.work, nc, ws_p, b.ipiv, b.info) },
+        // SAFETY: as above.
+        Structure::Spd => unsafe { T::potrf(solver, nc, b.work, nc, ws_p, lwork, b.info) },
+    })?;
+    let (label, ours) = match s {
+        Structure::General => {
+            let mut last = None;
+            let ms = measure(cx, || {
+                drop(last.take());
+                last = Some(dense_inverse::lu_factor(orig).map_err(ours_failure)?);
+                Ok(())
+            })?;
+            ("lu_factor", ms)
+        }
+        Structure::Spd => {
+            let mut last = None;
+            let ms = measure(cx, || {
+                drop(last.take());
+                last =
+                    Some(dense_inverse::cholesky_factor(Uplo::Lower, orig).map_err(ours_failure)?);
+                Ok(())
+            })?;
+            ("cholesky_factor(Lower)", ms)
+        }
+    };
+    drop(ws);
+    Ok((label, ours, base))
 }
 
 #[cfg(test)]
