@@ -121,8 +121,9 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// CUDA device the blocked bordering method with 256 rows per step
 /// (`Method::Bordering(Uplo::Lower, Bordering::Blocked(256))`, whose `b × b` Schur complements
 /// are the diagonal blocks a blocked Cholesky factors, and which is the faster SPD inverse there),
-/// kept when every pivot `β` is positive. It falls back to LU with partial pivoting when that
-/// meets a non-positive pivot, or when the matrix is not of that form. LU and
+/// kept when every pivot `β` is positive. Otherwise (a non-positive pivot, or a matrix not of
+/// that form) it takes LU with partial pivoting on the CPU and Gauss-Jordan with partial
+/// pivoting on a CUDA device, where it is the faster of the two general methods. LU and
 /// Cholesky report `rcond` estimated from the factors before inversion (LAPACK `gecon`/`pocon`,
 /// see [`crate::lu_rcond`]); Gauss-Jordan and bordering report the exact
 /// `1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse. A result with `rcond < ε` is returned flagged

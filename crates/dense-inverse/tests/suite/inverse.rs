@@ -29,10 +29,20 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
     } else {
         Method::Cholesky(Uplo::Lower)
     };
+    // Otherwise LU on the CPU, Gauss-Jordan on a GPU.
+    let general_method = if dev.is_cuda() {
+        Method::GaussJordan
+    } else {
+        Method::Lu
+    };
     let cases = [
         ("spd", spd::<T>(n, 1), spd_method),
-        ("indefinite", hermitian_indefinite::<T>(n, 2), Method::Lu),
-        ("general", general::<T>(n, 3), Method::Lu),
+        (
+            "indefinite",
+            hermitian_indefinite::<T>(n, 2),
+            general_method,
+        ),
+        ("general", general::<T>(n, 3), general_method),
     ];
     for (kind, a, want) in cases {
         let ad = upload(dev, n, &a);
@@ -52,10 +62,11 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
             est >= exact * 0.999 && est <= 10.0 * exact,
             "{kind}: rcond {est} vs {exact}"
         );
-        // Estimated from the factors (LU, Cholesky), exact from the inverse (bordering).
+        // Estimated from the factors (LU, Cholesky), exact from the inverse (bordering,
+        // Gauss-Jordan).
         assert_eq!(
             inv.rcond_exact,
-            matches!(want, Method::Bordering(..)),
+            matches!(want, Method::Bordering(..) | Method::GaussJordan),
             "{kind}"
         );
     }
