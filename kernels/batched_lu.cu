@@ -575,14 +575,16 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
     SMALL(T, P, 8)                                                                                           \
     SMALL(T, P, 16)                                                                                          \
     SMALL(T, P, 32)                                                                                          \
-    BLOCKED(T, P, 8, 2)                                                                                      \
-    BLOCKED(T, P, 16, 4)
+    BLOCKED(T, P, 8, 8)                                                                                      \
+    BLOCKED(T, P, 16, 16)
 
 // Panel widths: 8 and 16 for every type, 32 where a 32-wide register tile fits (not c128).
+// CPT = NB: one column group, so each block reads every element of L once per panel step
+// (with NB / CPT groups each group read it again).
 COMMON(float, s)
-BLOCKED(float, s, 32, 8)
+BLOCKED(float, s, 32, 32)
 COMMON(double, d)
-BLOCKED(double, d, 32, 8)
+BLOCKED(double, d, 32, 32)
 COMMON(cf32, c)
-BLOCKED(cf32, c, 32, 8)
+BLOCKED(cf32, c, 32, 32)
 COMMON(cf64, z)
