@@ -11,9 +11,10 @@
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update. Row
-//   interchanges are deferred: the rows of the matrix stay where they are in global memory
-//   and a permutation in shared memory maps logical rows to stored rows, so a pivot swap costs
-//   two integers; one pass at the end puts the rows in LAPACK order.
+//   interchanges are applied to the columns left of the panel when the panel is done (a
+//   thread per column), so those columns are always in LAPACK order and read coalesced; for
+//   the columns right of it they are deferred: a permutation in shared memory maps logical
+//   rows to stored rows, and each panel is gathered through it when it is loaded.
 // * Solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
 //   right-hand-side columns), the chunk in shared memory, blocked forward and backward
 //   substitution with the same register-tiled update.
@@ -231,13 +232,6 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // ---------------------------------------------------------------------------------------------
 // Blocked kernels: one thread block per matrix (getrf) or per (matrix, column chunk) (solves).
 
-// Element (i, k) of the matrix being factored: logical row i is stored at row perm[i].
-template <class T> struct PermAcc {
-    const T* a;
-    int ld;
-    const int* perm;
-    __device__ __forceinline__ T operator()(int i, int k) const { return a[perm[i] + (i64)k * ld]; }
-};
 // Element (i, k) of op(F) for the factors F: F(i, k) for OP = 0, F(k, i) (conjugated for OP = 2).
 template <class T, int OP> struct FacAcc {
     const T* a;
@@ -406,7 +400,9 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
             P[e] = (i < n && c < w) ? a[sm.perm[i] + (i64)(j0 + c) * n] : zero<T>();
         }
         __syncthreads();
-        lower_solve<T, NB, CPT, true>(P, ldp, n, w, 0, j0, PermAcc<T>{a, n, sm.perm}, sm.D);
+        // The columns left of the panel hold L with every interchange so far applied (in
+        // LAPACK order), so the update reads them straight, coalesced.
+        lower_solve<T, NB, CPT, true>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
         // Factor the panel's rows j0..n (right-looking inside the panel).
         R v = (R)-1;
         int p = 0x7fffffff;
@@ -446,25 +442,26 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
             if (c + 1 < w) block_argmax(v, p, sm.red_v, sm.red_i);
             else __syncthreads();
         }
+        // The panel goes back in LAPACK order; its interchanges (rows j0.. only) are applied to
+        // the columns left of it, a thread per column. Columns right of the panel stay where
+        // they were: the next panel is gathered through the permutation.
         for (int e = threadIdx.x; e < n * w; e += blockDim.x) {
             const int i = e % n, c = e / n;
-            a[(last ? i : sm.perm[i]) + (i64)(j0 + c) * n] = P[i + c * ldp];
+            a[i + (i64)(j0 + c) * n] = P[i + c * ldp];
+        }
+        for (int col = threadIdx.x; col < j0; col += blockDim.x) {
+            T* x = a + (i64)col * n;
+            for (int c = 0; c < w; ++c) {
+                const int j = j0 + c, p = ipiv[j] - 1;
+                if (p != j) {
+                    const T t = x[j];
+                    x[j] = x[p];
+                    x[p] = t;
+                }
+            }
         }
         __syncthreads();
         if (last) break;
-    }
-    // Put the rows of the columns left of the last panel in LAPACK order.
-    for (int c0 = 0; c0 < j0; c0 += NB) {
-        for (int e = threadIdx.x; e < n * NB; e += blockDim.x) {
-            const int i = e % n, c = e / n;
-            P[i + c * ldp] = a[sm.perm[i] + (i64)(c0 + c) * n];
-        }
-        __syncthreads();
-        for (int e = threadIdx.x; e < n * NB; e += blockDim.x) {
-            const int i = e % n, c = e / n;
-            a[i + (i64)(c0 + c) * n] = P[i + c * ldp];
-        }
-        __syncthreads();
     }
     if (threadIdx.x == 0) info[k] = inf;
 }
@@ -578,14 +575,16 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
     SMALL(T, P, 8)                                                                                           \
     SMALL(T, P, 16)                                                                                          \
     SMALL(T, P, 32)                                                                                          \
-    BLOCKED(T, P, 8, 2)                                                                                      \
-    BLOCKED(T, P, 16, 4)
+    BLOCKED(T, P, 8, 8)                                                                                      \
+    BLOCKED(T, P, 16, 16)
 
 // Panel widths: 8 and 16 for every type, 32 where a 32-wide register tile fits (not c128).
+// CPT = NB: one column group, so each block reads every element of L once per panel step
+// (with NB / CPT groups each group read it again).
 COMMON(float, s)
-BLOCKED(float, s, 32, 8)
+BLOCKED(float, s, 32, 32)
 COMMON(double, d)
-BLOCKED(double, d, 32, 8)
+BLOCKED(double, d, 32, 32)
 COMMON(cf32, c)
-BLOCKED(cf32, c, 32, 8)
+BLOCKED(cf32, c, 32, 32)
 COMMON(cf64, z)
