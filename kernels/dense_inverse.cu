@@ -19,6 +19,8 @@
 //   copied to a workspace and zeroed).
 // * trtri_diag / lauum_diag / potrf_diag: one block per diagonal block (order <= 64), the
 //   block staged in dynamic shared memory.
+// * bord_step / bord_finish: one step of the unblocked bordering inverse (a fused pass over the
+//   triangle of the current inverse, then the next pivot beta).
 // * mirror / zero_tri / herm_check / diag_gather / nonfinite_scan / col_norm1: small helpers.
 
 #include "common.cuh"
@@ -385,6 +387,162 @@ template <class T> __device__ void col_norm1(const T* a, i64 ld, int m, int n, t
 }
 
 // ---------------------------------------------------------------------------------------------
+// Unblocked bordering, one pass over the current inverse per step.
+//
+// With W the inverse of the leading m x m block in the upper triangle of a (order m = t - 1 at
+// step t), q = -W r_m and beta = rho_m + Re(r_m^H q) from the previous step: bord_step makes
+// W' = [[W + q q^H / beta, q / beta], [., 1 / beta]] (order m + 1; the triangle read and
+// written once) and, reading the next border column r = a(0..m, m + 1) (has_r), accumulates
+// y = W' r into y (zero on entry; atomics). bord_finish then forms q = -y, the next
+// beta = rho + Re(r^H q) (one block) and records the first step whose |beta| <= thr (or is not
+// finite) in flag (INT_MAX: none yet) with |beta| in fbeta; y is left zero.
+
+__device__ __forceinline__ void atomic_add_t(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add_t(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add_t(cf32* p, cf32 v) {
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+}
+__device__ __forceinline__ void atomic_add_t(cf64* p, cf64 v) {
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+}
+
+// Sum over a warp (valid in lane 0; every lane must call).
+template <class T> __device__ __forceinline__ T warp_sum_t(T v) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = add(v, shfl_down(v, d));
+    return v;
+}
+
+// v with its imaginary part dropped (a Hermitian matrix's diagonal).
+template <class T> __device__ __forceinline__ T real_only(T v) { return of_real(v, re_of(v)); }
+
+constexpr int BORD_TILE = 64;   // tile of the triangle: BORD_TILE x BORD_TILE, 256 threads
+constexpr int BORD_BORDER = 256; // rows of the new border column per block
+
+// Tile (ti, tj), ti <= tj, of the upper triangle from its linear index k (column-major order
+// of tiles: k = tj (tj + 1) / 2 + ti).
+__device__ __forceinline__ void tri_tile(int k, int& ti, int& tj) {
+    int j = (int)((sqrt(8.0 * (double)k + 1.0) - 1.0) * 0.5);
+    while ((j + 1) * (j + 2) / 2 <= k) ++j;
+    while (j * (j + 1) / 2 > k) --j;
+    tj = j;
+    ti = k - j * (j + 1) / 2;
+}
+
+template <class T>
+__device__ void bord_step(T* a, i64 ld, int m, const T* __restrict__ q, const typename Real<T>::type* beta,
+                          int has_r, T* y) {
+    typedef typename Real<T>::type R;
+    const R binv = (R)1 / *beta;
+    const int tiles = (m + BORD_TILE - 1) / BORD_TILE;
+    const int ntri = tiles * (tiles + 1) / 2;
+    const T* r = a + (i64)(m + 1) * ld; // the next border column (rows 0..m), when has_r
+    if ((int)blockIdx.x < ntri) {
+        __shared__ T qj_s[BORD_TILE], rj_s[BORD_TILE];
+        __shared__ T rowpart[4][BORD_TILE], colpart[2][BORD_TILE];
+        int ti, tj;
+        tri_tile(blockIdx.x, ti, tj);
+        const int i0 = ti * BORD_TILE, j0 = tj * BORD_TILE;
+        if (threadIdx.x < BORD_TILE) {
+            const int j = j0 + threadIdx.x;
+            qj_s[threadIdx.x] = j < m ? conj(q[j]) : zero<T>();
+            rj_s[threadIdx.x] = (has_r && j < m) ? r[j] : zero<T>();
+        }
+        __syncthreads();
+        const int li = threadIdx.x % BORD_TILE, g = threadIdx.x / BORD_TILE, half = li / 32;
+        const int i = i0 + li;
+        const bool row_ok = i < m;
+        const T qi = row_ok ? mul(q[i], of_real(zero<T>(), binv)) : zero<T>();
+        const T ri = (has_r && row_ok) ? r[i] : zero<T>();
+        T yrow = zero<T>();
+        for (int c = g; c < BORD_TILE; c += 4) {
+            const int j = j0 + c;
+            T col = zero<T>();
+            if (row_ok && j < m && i <= j) {
+                T* p = a + i + (i64)j * ld;
+                T w = madd(qi, qj_s[c], *p);
+                if (i == j) w = real_only(w);
+                *p = w;
+                if (has_r) {
+                    yrow = madd(w, rj_s[c], yrow);
+                    if (i < j) col = mul(conj(w), ri);
+                }
+            }
+            if (has_r) {
+                col = warp_sum_t(col);
+                if ((threadIdx.x & 31) == 0) colpart[half][c] = col;
+            }
+        }
+        if (!has_r) return;
+        rowpart[g][li] = yrow;
+        __syncthreads();
+        if (threadIdx.x < BORD_TILE) {
+            const int k = threadIdx.x;
+            const int ir = i0 + k, jc = j0 + k;
+            if (ir < m) atomic_add_t(&y[ir], add(add(rowpart[0][k], rowpart[1][k]), add(rowpart[2][k], rowpart[3][k])));
+            // Column sums: y_j += sum_{i < j} conj(w_ij) r_i (the strict upper part only).
+            if (jc < m) atomic_add_t(&y[jc], add(colpart[0][k], colpart[1][k]));
+        }
+        return;
+    }
+    // The new border: column m above the diagonal q / beta, a(m, m) = 1 / beta, and their part
+    // of y: y_i += (q_i / beta) r_m, y_m += sum_i conj(q_i / beta) r_i + r_m / beta.
+    __shared__ T part[BORD_BORDER / 32];
+    const int kb = blockIdx.x - ntri;
+    const int i = kb * BORD_BORDER + threadIdx.x;
+    T colm = zero<T>();
+    if (i < m) {
+        const T c = mul(q[i], of_real(zero<T>(), binv));
+        a[i + (i64)m * ld] = c;
+        if (has_r) {
+            atomic_add_t(&y[i], mul(c, r[m]));
+            colm = mul(conj(c), r[i]);
+        }
+    }
+    if (kb == 0 && threadIdx.x == 0) a[m + (i64)m * ld] = of_real(zero<T>(), binv);
+    if (!has_r) return;
+    colm = warp_sum_t(colm);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = colm;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T s = kb == 0 ? mul(r[m], of_real(zero<T>(), binv)) : zero<T>();
+        for (int w = 0; w < BORD_BORDER / 32; ++w) s = add(s, part[w]);
+        atomic_add_t(&y[m], s);
+    }
+}
+
+template <class T>
+__device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real<T>::type* beta,
+                            typename Real<T>::type thr, int* flag, typename Real<T>::type* fbeta) {
+    typedef typename Real<T>::type R;
+    __shared__ R part[32];
+    const T* r = a + (i64)t * ld;
+    R acc = 0;
+    for (int i = threadIdx.x; i < t; i += blockDim.x) {
+        const T qi = neg(y[i]);
+        q[i] = qi;
+        y[i] = zero<T>();
+        acc += re_of(mul(conj(r[i]), qi));
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, d);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        R b = re_of(r[t]);
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) b += part[w];
+        *beta = b;
+        const R ab = b < 0 ? -b : b;
+        if ((!(ab > thr) || !isfinite(b)) && *flag == 0x7fffffff) {
+            *flag = t + 1;
+            *fbeta = ab;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Instantiations: extern "C" <op>_<prefix>.
 
 #define DENSE(T, P)                                                                                          \
@@ -432,6 +590,15 @@ template <class T> __device__ void col_norm1(const T* a, i64 ld, int m, int n, t
     extern "C" __global__ void nonfinite_scan_##P(const T* a, i64 ld, int m, int n, int part,                \
                                                   unsigned long long* first) {                               \
         nonfinite_scan<T>(a, ld, m, n, part, first);                                                         \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                        \
+        bord_step_##P(T* a, i64 ld, int m, const T* q, const Real<T>::type* beta, int has_r, T* y) {         \
+        bord_step<T>(a, ld, m, q, beta, has_r, y);                                                           \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(1024)                                                       \
+        bord_finish_##P(const T* a, i64 ld, int t, T* q, T* y, Real<T>::type* beta, Real<T>::type thr,      \
+                        int* flag, Real<T>::type* fbeta) {                                                   \
+        bord_finish<T>(a, ld, t, q, y, beta, thr, flag, fbeta);                                              \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                                        \
         col_norm1_##P(const T* a, i64 ld, int m, int n, Real<T>::type* out) {                                \

@@ -1,12 +1,16 @@
-//! The unblocked bordering inverse on the GPU, one border row per step, from the level-1 and
-//! level-2 operations of `gpu_blas` (their CUDA kernels): with `W⁻¹` (order `t`) held in the
-//! upper triangle of the leading `t × t` block of a full Hermitian working copy,
-//! `r = A(0..t, t)`, `ρ = A(t, t)`:
-//! `q = −W⁻¹·r` (`hemv`, upper), `β = ρ + rᴴ·q` (`dotc`, read by the host to check the
-//! breakdown), `W⁻¹ += q·qᴴ/β` (`her`, upper), column `t` above the diagonal `← q/β` (`copy`,
-//! `scal`, overwriting `r`, which is no longer needed), `(t, t) ← 1/β`. The lower triangle is
-//! filled from the upper one at the end. Per step: two passes over the triangle of `W⁻¹` and
-//! one host synchronization.
+//! The bordering inverse on the GPU.
+//!
+//! Unblocked: with `W⁻¹` (order `t`) held in the upper triangle of the leading `t × t` block
+//! of a full Hermitian working copy, `r = A(0..t, t)`, `ρ = A(t, t)`: `q = −W⁻¹·r`,
+//! `β = ρ + rᴴ·q`, `W⁻¹ += q·qᴴ/β`, column `t` above the diagonal `← q/β`, `(t, t) ← 1/β`.
+//! Each step is two kernels and one pass over the triangle of `W⁻¹`: `bord_step` applies the
+//! previous step's update and border while it forms the next product `W⁻¹·r` (the next `r` is a
+//! column of the input, known in advance), and `bord_finish` turns that product into `q` and
+//! the next `β` (one block). Nothing waits for the host: a breakdown (`|β|` at or under the
+//! threshold) is recorded on the device and read once at the end. The lower triangle is filled
+//! from the upper one at the end.
+//!
+//! Blocked: see [`blocked`].
 
 use super::cublas::{self as cb, CUBLAS_OP_C, OP_N};
 use super::kernels as k;
@@ -15,7 +19,7 @@ use super::Dense;
 use crate::bordering::threshold;
 use crate::error::{Error, Result};
 use gpu_blas::blas2::Uplo;
-use gpu_blas::{blas1, blas2, DeviceMatrix, DeviceVec, MatRef, Scalar};
+use gpu_blas::{DeviceMatrix, MatRef, Scalar};
 use num_traits::{Float, ToPrimitive};
 
 /// `A⁻¹` of the Hermitian matrix whose `uplo` triangle `a` holds, by the unblocked bordering
@@ -27,15 +31,31 @@ pub(crate) fn unblocked<T: Scalar>(
     a: &MatRef<'_, T>,
 ) -> Result<(DeviceMatrix<T>, T::Real)> {
     let dev = a.device().clone();
-    let mut w = hermitian_copy(op, uplo, a)?;
+    let w = hermitian_copy(op, uplo, a)?;
     let n = w.rows();
     let anorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
     if n == 0 {
         return Ok((w, anorm));
     }
     let thr = threshold::<T>(n, anorm);
-    let diag = k::diagonal(op, &dev, Dense::of(op, &w)?)?;
-    steps(op, &mut w, &diag, thr)?;
+    let wd = Dense::of(op, &w)?;
+    let st = k::BordState::<T>::new(&dev, n)?;
+    for t in 0..n {
+        if t > 0 {
+            k::bord_step(op, &dev, wd, t - 1, &st, true)?;
+        }
+        k::bord_finish(op, &dev, wd, t, &st, thr)?;
+    }
+    k::bord_step(op, &dev, wd, n - 1, &st, false)?;
+    let flag = st.flag.read_range(0, 1)?[0];
+    if flag != i32::MAX {
+        return Err(Error::SingularLeadingBlock {
+            op,
+            step: flag as usize,
+            beta: st.fbeta.read_range(0, 1)?[0].to_f64().unwrap_or(f64::NAN),
+            threshold: thr.to_f64().unwrap_or(f64::NAN),
+        });
+    }
     k::mirror(op, &dev, Dense::of(op, &w)?, true)?;
     Ok((w, anorm))
 }
@@ -243,101 +263,4 @@ fn host_inverse<T: Scalar>(
     let sinv = DeviceMatrix::from_col_major(&dev, m, m, m, sv)?;
     w.block_mut(o, o, m, m)?.copy_from(&sinv.view())?;
     Ok(())
-}
-
-/// The bordering steps on the full Hermitian working copy `w` (any device; `diag` its diagonal
-/// on the host, `thr` the breakdown threshold): afterwards the upper triangle of `w` holds the
-/// upper triangle of `A⁻¹`.
-pub(crate) fn steps<T: Scalar>(
-    op: &'static str,
-    w: &mut DeviceMatrix<T>,
-    diag: &[T],
-    thr: T::Real,
-) -> Result<()> {
-    let dev = w.device().clone();
-    let n = w.rows();
-    let mut q = DeviceVec::<T>::zeros(&dev, n)?;
-    for (t, d) in diag.iter().enumerate().take(n) {
-        let mut beta = d.re();
-        if t > 0 {
-            blas2::hemv(
-                Uplo::Upper,
-                -T::one(),
-                w.block(0, 0, t, t)?,
-                w.block(0, t, t, 1)?.col(0)?,
-                T::zero(),
-                q.strided_mut(0, t, 1)?,
-            )?;
-            let rq = blas1::dotc(w.block(0, t, t, 1)?.col(0)?, q.strided(0, t, 1)?)?;
-            beta += rq.re();
-        }
-        if Float::abs(beta) <= thr || !Float::is_finite(beta) {
-            return Err(Error::SingularLeadingBlock {
-                op,
-                step: t + 1,
-                beta: Float::abs(beta).to_f64().unwrap_or(f64::NAN),
-                threshold: thr.to_f64().unwrap_or(f64::NAN),
-            });
-        }
-        let binv = Float::recip(beta);
-        if t > 0 {
-            blas2::her(
-                Uplo::Upper,
-                binv,
-                q.strided(0, t, 1)?,
-                w.block_mut(0, 0, t, t)?,
-            )?;
-            let mut col = w.block_mut(0, t, t, 1)?;
-            blas1::copy(q.strided(0, t, 1)?, col.col_mut(0)?)?;
-            blas1::scal(T::from_real(binv), col.col_mut(0)?)?;
-        }
-        let one = DeviceMatrix::from_col_major(&dev, 1, 1, 1, vec![T::from_real(binv)])?;
-        w.block_mut(t, t, 1, 1)?.copy_from(&one.view())?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gpu_blas::Device;
-    use num_complex::Complex64;
-
-    /// The device-independent part, run on the CPU backend of `gpu_blas`: the upper triangle
-    /// of the result matches the CPU implementation's inverse.
-    fn check<T: Scalar>(n: usize) {
-        let mut h: Vec<T> = gpu_blas::testing::random_values(n * n, n as u64 + 5);
-        for j in 0..n {
-            for i in 0..j {
-                h[j * n + i] = h[i * n + j].conj();
-            }
-            h[j * n + j] = T::from_f64(n as f64 + 2.0);
-        }
-        let dev = Device::cpu();
-        let mut w = DeviceMatrix::from_col_major(&dev, n, n, n, h.clone()).unwrap();
-        let diag: Vec<T> = (0..n).map(|j| h[j * n + j]).collect();
-        let thr = threshold::<T>(n, T::from_f64(1e-3).re());
-        steps("test", &mut w, &diag, thr).unwrap();
-        let got = w.to_array().unwrap();
-        let mut want = h.clone();
-        crate::cpu::bordering::unblocked(n, &mut want, thr, 0)
-            .map(drop)
-            .unwrap_or_else(|_| panic!("reference breakdown"));
-        let tol = 100.0 * n as f64 * T::epsilon().to_f64().unwrap();
-        for j in 0..n {
-            for i in 0..=j {
-                let d = (got[(i, j)] - want[j * n + i]).to_c64().norm();
-                assert!(d <= tol, "n = {n} ({i}, {j}): {d:e}");
-            }
-        }
-    }
-
-    #[test]
-    fn steps_match_the_cpu_method() {
-        for n in [1, 2, 5, 33] {
-            check::<f64>(n);
-            check::<Complex64>(n);
-            check::<f32>(n);
-        }
-    }
 }

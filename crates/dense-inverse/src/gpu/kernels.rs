@@ -531,3 +531,114 @@ pub(crate) fn norm1<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> R
     unsafe { l.launch(cfg((blocks(n, 1, 8192), 1), 256, 0)) }.map_err(launch_error(op))?;
     Ok(out.read_range(0, 1)?[0])
 }
+
+/// Device state of the fused unblocked bordering steps: `q` (`n`), `y` (`n + 1`, zero), the
+/// current pivot `β`, the breakdown flag (`i32::MAX`: none) and the `|β|` that set it.
+pub(crate) struct BordState<T: Scalar> {
+    pub q: DeviceVec<T>,
+    pub y: DeviceVec<T>,
+    pub beta: DeviceVec<T::Real>,
+    pub flag: DeviceVec<i32>,
+    pub fbeta: DeviceVec<T::Real>,
+}
+
+impl<T: Scalar> BordState<T> {
+    pub(crate) fn new(dev: &Device, n: usize) -> Result<Self> {
+        Ok(BordState {
+            q: DeviceVec::zeros(dev, n.max(1))?,
+            y: DeviceVec::zeros(dev, n + 1)?,
+            beta: DeviceVec::zeros(dev, 1)?,
+            flag: DeviceVec::from_vec(dev, vec![i32::MAX])?,
+            fbeta: DeviceVec::zeros(dev, 1)?,
+        })
+    }
+}
+
+/// `bord_step(a, ld, m, q, beta, has_r, y)`: the step that grows the inverse in the upper
+/// triangle of `a` from order `m` to `m + 1` with `q` (`m` entries) and `β`, in one pass over
+/// the triangle; with `has_r` it also accumulates `y = W⁻¹·a(0..=m, m + 1)` for the next step
+/// (column `m + 1` must exist).
+pub(crate) fn bord_step<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    m: usize,
+    st: &BordState<T>,
+    has_r: bool,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(a.cols == n && m < n && (!has_r || m + 1 < n) && st.q.len() >= m && st.y.len() > m + 1);
+    const TILE: usize = 64;
+    const BORDER: usize = 256;
+    let tiles = m.div_ceil(TILE);
+    let grid = tiles * (tiles + 1) / 2 + m.div_ceil(BORDER).max(1);
+    let f = func(op, dev, &kernel_name::<T>("bord_step"))?;
+    let s = stream(op, dev)?;
+    let (ld, mi, hr) = (ld_of(op, a.ld)?, i32_of(op, m)?, has_r as i32);
+    let grid_u = u32::try_from(grid).map_err(|_| Error::SizeTooLarge {
+        op,
+        detail: format!("{grid} blocks"),
+    })?;
+    let (qp, bp, yp) = (vptr(&st.q), vptr(&st.beta), vptr(&st.y));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr)
+        .arg(&ld)
+        .arg(&mi)
+        .arg(&qp)
+        .arg(&bp)
+        .arg(&hr)
+        .arg(&yp);
+    let cfg = LaunchConfig {
+        grid_dim: (grid_u, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: (T* a, i64 ld, int m, const T* q, const Real* beta, int has_r, T* y) match the
+    // kernel; a is n × n with m < n (and m + 1 < n when has_r, so the column read exists), q
+    // holds at least m entries, y at least m + 2, beta one real; 256 threads as the kernel's
+    // tiles (64 × 64, four column groups) and border blocks (256 rows) expect, and the grid is
+    // the triangle's tiles plus the border blocks.
+    unsafe { l.launch(cfg) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
+/// `bord_finish(a, ld, t, q, y, beta, thr, flag, fbeta)`: `q = −y` (`t` entries, `y` zeroed),
+/// `β = a(t, t) + Re(a(0..t, t)ᴴ·q)`, and the breakdown flag for step `t + 1` when
+/// `|β| ≤ thr` (one block).
+pub(crate) fn bord_finish<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    t: usize,
+    st: &BordState<T>,
+    thr: T::Real,
+) -> Result<()> {
+    let n = a.rows;
+    assert!(a.cols == n && t < n && st.q.len() >= t && st.y.len() >= t);
+    let f = func(op, dev, &kernel_name::<T>("bord_finish"))?;
+    let s = stream(op, dev)?;
+    let (ld, ti) = (ld_of(op, a.ld)?, i32_of(op, t)?);
+    let (qp, yp, bp, fp, fbp) = (
+        vptr(&st.q),
+        vptr(&st.y),
+        vptr(&st.beta),
+        vptr(&st.flag),
+        vptr(&st.fbeta),
+    );
+    // The threshold travels as the kernel's real type (f32 or f64, T::Real's size).
+    let thr64 = num_traits::ToPrimitive::to_f64(&thr).unwrap_or(f64::NAN);
+    let thr32 = thr64 as f32;
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ti).arg(&qp).arg(&yp).arg(&bp);
+    if std::mem::size_of::<T::Real>() == 4 {
+        l.arg(&thr32);
+    } else {
+        l.arg(&thr64);
+    }
+    l.arg(&fp).arg(&fbp);
+    // SAFETY: (const T* a, i64 ld, int t, T* q, T* y, Real* beta, Real thr, int* flag,
+    // Real* fbeta) match the kernel; column t of a (rows 0..=t) exists as t < n, q and y hold
+    // at least t entries, beta, flag and fbeta one each; one block of 1024 threads.
+    unsafe { l.launch(cfg((1, 1), 1024, 0)) }.map_err(launch_error(op))?;
+    Ok(())
+}
