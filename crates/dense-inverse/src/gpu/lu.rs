@@ -31,16 +31,7 @@ pub(crate) fn getrf<T: Scalar>(
     while kk < n {
         let kb = NB.min(n - kk);
         let e = kk + kb;
-        let fused = match &scratch {
-            Some(sc) => k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc)?,
-            None => false,
-        };
-        if !fused {
-            for j in kk..e {
-                k::getrf_pivot(op, dev, a, j, kk, kb, ipiv, info)?;
-                k::getrf_update(op, dev, a, j, e)?;
-            }
-        }
+        factor_panel(op, dev, a, (kk, kb), ipiv, info, scratch.as_ref())?;
         k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
         if e < n {
             let m = n - e;
@@ -70,6 +61,31 @@ pub(crate) fn getrf<T: Scalar>(
             )?;
         }
         kk = e;
+    }
+    Ok(())
+}
+
+/// LU with partial pivoting of the panel `a(kk..n, kk..kk + kb)` (pivots into
+/// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): one cooperative `getrf_panel` launch
+/// when `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn factor_panel<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (kk, kb): (usize, usize),
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    scratch: Option<&k::PanelScratch<T>>,
+) -> Result<()> {
+    if let Some(sc) = scratch {
+        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc)? {
+            return Ok(());
+        }
+    }
+    for j in kk..kk + kb {
+        k::getrf_pivot(op, dev, a, j, kk, kb, ipiv, info)?;
+        k::getrf_update(op, dev, a, j, kk + kb)?;
     }
     Ok(())
 }
