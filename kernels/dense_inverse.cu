@@ -11,6 +11,8 @@
 //   interchange of rows j and p inside the panel columns, scaling of the column below the
 //   diagonal; records ipiv[j] (1-based) and the first zero pivot in info.
 // * getrf_update: rank-1 update of the panel's columns right of j (a thread per row).
+// * getrf_panel: the whole panel (pivot searches, interchanges, scaling, updates) in one
+//   cooperative launch, the panel's rows spread over the blocks' shared memory.
 // * laswp_rows: LAPACK row interchanges ipiv[k1..k2) applied to columns outside a skipped range
 //   (a thread per column).
 // * permute_rows: gather / scatter of rows by a permutation (solves with few right-hand sides).
@@ -543,12 +545,165 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 }
 
 // ---------------------------------------------------------------------------------------------
+// getrf_panel: the LU with partial pivoting of the panel a(k..n, k..k+kb) in one cooperative
+// launch (grid_barrier). Block b holds `rows` consecutive panel rows in shared memory (all kb columns); per
+// column j two grid-wide barriers: after the blocks' argmax partials (every block then finds
+// the same pivot p: largest |re| + |im|, the first on ties) and after the owners of rows p and
+// j staged them in `rowbuf`; then every block swaps its copy of those rows if it owns them,
+// scales its rows below j and applies the rank-1 update to the later panel columns, and finds
+// its argmax of the next column. Partials and staged rows are double-buffered by the column's
+// parity, so one barrier per use suffices. ipiv and info as getrf_pivot; the panel is written
+// back at the end.
+
+__device__ __forceinline__ void arg_better_f(float& v, int& i, float v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) {
+        v = v2;
+        i = i2;
+    }
+}
+__device__ __forceinline__ void arg_better_f(double& v, int& i, double v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) {
+        v = v2;
+        i = i2;
+    }
+}
+
+// Block-wide argmax of (v, i); every thread gets the result. Uses red_v / red_i (32 entries)
+// and two __syncthreads.
+template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i, R* red_v, int* red_i) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        const R v2 = __shfl_xor_sync(0xffffffffu, v, d);
+        const int i2 = __shfl_xor_sync(0xffffffffu, i, d);
+        arg_better_f(v, i, v2, i2);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        red_v[threadIdx.x >> 5] = v;
+        red_i[threadIdx.x >> 5] = i;
+    }
+    __syncthreads();
+    v = red_v[0];
+    i = red_i[0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) arg_better_f(v, i, red_v[w], red_i[w]);
+    __syncthreads();
+}
+
+// Barrier of the whole grid, for a cooperative launch (every block resident). bar[0] counts
+// the blocks arrived, bar[1] is the generation; the last block to arrive resets the count and
+// advances the generation, the others wait for it to change. The fences around it make the
+// writes of every block before the barrier visible to every block after it.
+__device__ __forceinline__ void grid_barrier(unsigned* bar) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile unsigned* gen = bar + 1;
+        const unsigned g = *gen;
+        __threadfence();
+        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
+            atomicExch(bar, 0u);
+            __threadfence();
+            atomicAdd(bar + 1, 1u);
+        } else {
+            while (*gen == g) __nanosleep(20);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+template <class T>
+__device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
+                            typename Real<T>::type* part_v, int* part_i, T* rowbuf, unsigned* bar) {
+    typedef typename Real<T>::type R;
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ R red_v[32];
+    __shared__ int red_i[32];
+    const int G = gridDim.x, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
+    const int m = n - k;
+    const int rows = (m + G - 1) / G;
+    const int r0 = k + b * rows;
+    const int r1 = min(n, r0 + rows);
+    const int nr = max(0, r1 - r0);
+    T* S = reinterpret_cast<T*>(smem_raw);  // nr x kb used, leading dimension rows
+    T* prow = S + (i64)rows * kb;            // the pivot row, kb entries
+    for (int e = tid; e < nr * kb; e += bd) {
+        const int r = e % nr, c = e / nr;
+        S[r + c * rows] = a[at(r0 + r, k + c, ld)];
+    }
+    __syncthreads();
+    R bv = -1;
+    int bi = 0x7fffffff;
+    for (int r = tid; r < nr; r += bd) arg_better_f(bv, bi, abs1(S[r]), r0 + r);
+    for (int c = 0; c < kb; ++c) {
+        const int j = k + c, par = c & 1;
+        block_argmax_all(bv, bi, red_v, red_i);
+        if (tid == 0) {
+            part_v[par * G + b] = bv;
+            part_i[par * G + b] = bi;
+        }
+        grid_barrier(bar);
+        R gv = -1;
+        int gi = 0x7fffffff;
+        for (int q = tid; q < G; q += bd) arg_better_f(gv, gi, part_v[par * G + q], part_i[par * G + q]);
+        block_argmax_all(gv, gi, red_v, red_i);
+        const int p = gi;
+        const bool zero_piv = !(gv > 0);
+        T* buf = rowbuf + (i64)par * 2 * kb;
+        if (p >= r0 && p < r1)
+            for (int cc = tid; cc < kb; cc += bd) buf[cc] = S[(p - r0) + cc * rows];
+        if (j >= r0 && j < r1)
+            for (int cc = tid; cc < kb; cc += bd) buf[kb + cc] = S[(j - r0) + cc * rows];
+        if (b == 0 && tid == 0) {
+            ipiv[j] = p + 1;
+            if (zero_piv && *info == 0) *info = j + 1;
+        }
+        grid_barrier(bar);
+        for (int cc = tid; cc < kb; cc += bd) prow[cc] = buf[cc];
+        __syncthreads();
+        if (p != j) {
+            if (j >= r0 && j < r1)
+                for (int cc = tid; cc < kb; cc += bd) S[(j - r0) + cc * rows] = prow[cc];
+            if (p >= r0 && p < r1)
+                for (int cc = tid; cc < kb; cc += bd) S[(p - r0) + cc * rows] = buf[kb + cc];
+        }
+        __syncthreads();
+        // Rows of this block below j: from local row lo on.
+        const int lo = max(0, j + 1 - r0);
+        if (!zero_piv) {
+            const T rcp = div_s(one_t<T>(), prow[c]);
+            for (int r = lo + tid; r < nr; r += bd) S[r + c * rows] = mul(S[r + c * rows], rcp);
+            __syncthreads();
+            const int w = kb - c - 1;
+            const int cnt = max(0, nr - lo);
+            for (int e = tid; e < cnt * w; e += bd) {
+                const int r = lo + e % cnt, c2 = c + 1 + e / cnt;
+                S[r + c2 * rows] = madd(neg(S[r + c * rows]), prow[c2], S[r + c2 * rows]);
+            }
+            __syncthreads();
+        }
+        bv = -1;
+        bi = 0x7fffffff;
+        if (c + 1 < kb)
+            for (int r = lo + tid; r < nr; r += bd) arg_better_f(bv, bi, abs1(S[r + (c + 1) * rows]), r0 + r);
+    }
+    __syncthreads();
+    for (int e = tid; e < nr * kb; e += bd) {
+        const int r = e % nr, c = e / nr;
+        a[at(r0 + r, k + c, ld)] = S[r + c * rows];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Instantiations: extern "C" <op>_<prefix>.
 
 #define DENSE(T, P)                                                                                          \
     extern "C" __global__ void __launch_bounds__(512)                                                        \
         getrf_pivot_##P(T* a, i64 ld, int n, int j, int k, int kb, int* ipiv, int* info) {                  \
         getrf_pivot<T>(a, ld, n, j, k, kb, ipiv, info);                                                      \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                        \
+        getrf_panel_##P(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, Real<T>::type* part_v,     \
+                        int* part_i, T* rowbuf, unsigned* bar) {                                             \
+        getrf_panel<T>(a, ld, n, k, kb, ipiv, info, part_v, part_i, rowbuf, bar);                            \
     }                                                                                                        \
     extern "C" __global__ void getrf_update_##P(T* a, i64 ld, int n, int j, int kend) {                      \
         getrf_update<T>(a, ld, n, j, kend);                                                                  \

@@ -4,8 +4,8 @@
 //!
 //! For the `NB`-column panel `k..e` (`e = k + kb`) of the working matrix, with the row blocks
 //! `0..k`, `k..e`, `e..n` written `0`, `1`, `2`:
-//! 1. LU of the panel's rows `k..n` with partial pivoting (`getrf_pivot`, `getrf_update`, the
-//!    kernels of `lu::getrf`): `P·[A11; A21] = [L11; L21]·U11`. The pivot search is the CPU
+//! 1. LU of the panel's rows `k..n` with partial pivoting (`lu::factor_panel`, as in
+//!    `lu::getrf`): `P·[A11; A21] = [L11; L21]·U11`. The pivot search is the CPU
 //!    sweep's (largest `|re| + |im|` in rows `j..n` of column `j`, first on ties) on the same
 //!    values in exact arithmetic, and `info` records the first exactly-zero pivot (1-based
 //!    global column), the CPU method's singular step.
@@ -25,7 +25,7 @@
 
 use super::cublas::{self as cb, LOWER, NON_UNIT, OP_N, RIGHT, UNIT, UPPER};
 use super::kernels as k;
-use super::{flag, read_i32, Dense, NB};
+use super::{flag, lu, read_i32, Dense, NB};
 use crate::error::{Error, Result};
 use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
 
@@ -47,14 +47,12 @@ pub(crate) fn invert<T: Scalar>(op: &'static str, dev: &Device, w: &DeviceMatrix
     // stream order.
     let ws = DeviceMatrix::<T>::zeros(dev, NB.min(n), n)?;
     let wsd = Dense::of(op, &ws)?;
+    let scratch = k::PanelScratch::<T>::new(op, dev, NB)?;
     let mut kk = 0;
     while kk < n {
         let kb = NB.min(n - kk);
         let e = kk + kb;
-        for j in kk..e {
-            k::getrf_pivot(op, dev, a, j, kk, kb, &ipiv, &info)?;
-            k::getrf_update(op, dev, a, j, e)?;
-        }
+        lu::factor_panel(op, dev, a, (kk, kb), &ipiv, &info, scratch.as_ref())?;
         k::laswp_rows(op, dev, a, (kk, e), &ipiv, (kk, e), false)?;
         panel_form(op, dev, a, (kk, kb), wsd)?;
         update_outside(op, dev, a, (kk, kb), wsd)?;

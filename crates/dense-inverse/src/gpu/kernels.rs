@@ -5,8 +5,8 @@
 use super::{vptr, Dense, NB};
 use crate::error::Result;
 use gpu_blas::kernels::{
-    allow_shared_bytes, function, kernel_name, launch_error, KernelModule, LaunchConfig,
-    PushKernelArg,
+    allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes, KernelModule,
+    LaunchConfig, PushKernelArg,
 };
 use gpu_blas::{interop, Device, DeviceVec, Error, Scalar};
 use std::sync::Arc;
@@ -641,4 +641,135 @@ pub(crate) fn bord_finish<T: Scalar>(
     // at least t entries, beta, flag and fbeta one each; one block of 1024 threads.
     unsafe { l.launch(cfg((1, 1), 1024, 0)) }.map_err(launch_error(op))?;
     Ok(())
+}
+
+/// A driver call's failure as [`Error::Cuda`].
+fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
+    Error::Cuda {
+        op,
+        message: format!("{e:?}"),
+    }
+}
+
+/// Threads per block of `getrf_panel`.
+const PANEL_THREADS: u32 = 256;
+/// Fewest panel rows a `getrf_panel` block is given (fewer blocks for short panels).
+const PANEL_MIN_ROWS: usize = 16;
+
+/// Device scratch of `getrf_panel` for grids of up to `max_blocks` blocks: the blocks' argmax
+/// partials (two generations), the two staged rows (two generations) and the grid barrier.
+pub(crate) struct PanelScratch<T: Scalar> {
+    max_blocks: usize,
+    part_v: DeviceVec<T::Real>,
+    part_i: DeviceVec<i32>,
+    rowbuf: DeviceVec<T>,
+    bar: DeviceVec<u32>,
+}
+
+impl<T: Scalar> PanelScratch<T> {
+    /// Scratch for panels of up to `kb` columns on `dev`, or `None` where the device cannot
+    /// launch cooperative grids (the caller then factors the panel column by column).
+    pub(crate) fn new(op: &'static str, dev: &Device, kb: usize) -> Result<Option<Self>> {
+        let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
+        use cudarc::driver::sys::CUdevice_attribute as A;
+        let coop = ctx
+            .attribute(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
+            .map_err(|e| driver_error(op, e))?;
+        let sms = ctx
+            .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| driver_error(op, e))?;
+        if coop == 0 || sms <= 0 {
+            return Ok(None);
+        }
+        let max_blocks = sms as usize;
+        Ok(Some(PanelScratch {
+            max_blocks,
+            part_v: DeviceVec::zeros(dev, 2 * max_blocks)?,
+            part_i: DeviceVec::zeros(dev, 2 * max_blocks)?,
+            rowbuf: DeviceVec::zeros(dev, 4 * kb)?,
+            bar: DeviceVec::zeros(dev, 2)?,
+        }))
+    }
+}
+
+/// `getrf_panel(a, ld, n, k, kb, ipiv, info, part_v, part_i, rowbuf, bar)`: the LU with
+/// partial pivoting of the panel `a(k..n, k..k + kb)` in one cooperative launch (pivots into
+/// `ipiv[k..k + kb]`, the first zero pivot into `info`), the rows spread over at most one block
+/// per multiprocessor. Returns `false`, launching nothing, when the panel's rows do not fit
+/// the blocks' shared memory or the blocks cannot all be resident; the caller then uses
+/// [`getrf_pivot`] and [`getrf_update`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn getrf_panel<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    k: usize,
+    kb: usize,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    sc: &PanelScratch<T>,
+) -> Result<bool> {
+    let n = a.rows;
+    assert!(k + kb <= n && k + kb <= a.cols && ipiv.len() >= n && 4 * kb <= sc.rowbuf.len());
+    let m = n - k;
+    if m == 0 || kb == 0 {
+        return Ok(true);
+    }
+    let blocks = sc.max_blocks.min(m.div_ceil(PANEL_MIN_ROWS)).max(1);
+    let rows = m.div_ceil(blocks);
+    let es = std::mem::size_of::<T>();
+    let smem = (rows * kb + kb) * es;
+    if smem > max_shared_bytes(dev).unwrap_or(48 * 1024) {
+        return Ok(false);
+    }
+    let f = func(op, dev, &kernel_name::<T>("getrf_panel"))?;
+    if smem > 48 * 1024 {
+        allow_shared_bytes(&f, smem)?;
+    }
+    let per_sm = f
+        .occupancy_max_active_blocks_per_multiprocessor(PANEL_THREADS, smem, None)
+        .map_err(|e| driver_error(op, e))? as usize;
+    if per_sm == 0 || blocks > per_sm * sc.max_blocks {
+        return Ok(false);
+    }
+    let s = stream(op, dev)?;
+    let (ld, ni, ki, kbi) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, k)?,
+        i32_of(op, kb)?,
+    );
+    let (pp, ip) = (vptr(ipiv), vptr(info));
+    let (pv, pi, rb, bp) = (
+        vptr(&sc.part_v),
+        vptr(&sc.part_i),
+        vptr(&sc.rowbuf),
+        vptr(&sc.bar),
+    );
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr)
+        .arg(&ld)
+        .arg(&ni)
+        .arg(&ki)
+        .arg(&kbi)
+        .arg(&pp)
+        .arg(&ip)
+        .arg(&pv)
+        .arg(&pi)
+        .arg(&rb)
+        .arg(&bp);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks as u32, 1, 1),
+        block_dim: (PANEL_THREADS, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    // SAFETY: (T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, Real* part_v,
+    // int* part_i, T* rowbuf, unsigned* bar) match the kernel; a is n × n with k + kb ≤ n,
+    // ipiv holds n entries and info one; part_v / part_i hold two entries per block (blocks ≤
+    // max_blocks), rowbuf 4·kb, bar two words that are zero between launches (the kernel's
+    // barrier leaves its count at zero). The dynamic shared memory is the kernel's rows × kb
+    // panel slice plus one row; the cooperative launch fails rather than starts if the blocks
+    // cannot all be resident, which the occupancy check above rules out.
+    unsafe { l.launch_cooperative(cfg) }.map_err(launch_error(op))?;
+    Ok(true)
 }

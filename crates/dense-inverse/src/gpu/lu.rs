@@ -12,8 +12,9 @@ use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
 /// the 1-based interchanges, `info` (one entry, 0 on entry) the first exactly-zero pivot.
 /// Queued, not waited for.
 ///
-/// Per `NB`-column panel: for each column, `getrf_pivot` (pivot search, interchange inside
-/// the panel, scaling) and `getrf_update` (rank-1 update of the panel's later columns); then
+/// Per `NB`-column panel: the panel's LU in one cooperative launch (`getrf_panel`), or where
+/// that does not fit, for each column `getrf_pivot` (pivot search, interchange inside the
+/// panel, scaling) and `getrf_update` (rank-1 update of the panel's later columns); then
 /// `laswp_rows` on the columns left and right of the panel, `U12 ← L11⁻¹·A12` (cuBLAS `trsm`)
 /// and `A22 ← A22 − L21·U12` (cuBLAS `gemm`).
 pub(crate) fn getrf<T: Scalar>(
@@ -25,14 +26,12 @@ pub(crate) fn getrf<T: Scalar>(
 ) -> Result<()> {
     let n = a.rows;
     assert!(a.cols == n && ipiv.len() == n);
+    let scratch = k::PanelScratch::<T>::new(op, dev, NB)?;
     let mut kk = 0;
     while kk < n {
         let kb = NB.min(n - kk);
         let e = kk + kb;
-        for j in kk..e {
-            k::getrf_pivot(op, dev, a, j, kk, kb, ipiv, info)?;
-            k::getrf_update(op, dev, a, j, e)?;
-        }
+        factor_panel(op, dev, a, (kk, kb), ipiv, info, scratch.as_ref())?;
         k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
         if e < n {
             let m = n - e;
@@ -62,6 +61,31 @@ pub(crate) fn getrf<T: Scalar>(
             )?;
         }
         kk = e;
+    }
+    Ok(())
+}
+
+/// LU with partial pivoting of the panel `a(kk..n, kk..kk + kb)` (pivots into
+/// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): one cooperative `getrf_panel` launch
+/// when `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn factor_panel<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (kk, kb): (usize, usize),
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    scratch: Option<&k::PanelScratch<T>>,
+) -> Result<()> {
+    if let Some(sc) = scratch {
+        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc)? {
+            return Ok(());
+        }
+    }
+    for j in kk..kk + kb {
+        k::getrf_pivot(op, dev, a, j, kk, kb, ipiv, info)?;
+        k::getrf_update(op, dev, a, j, kk + kb)?;
     }
     Ok(())
 }
