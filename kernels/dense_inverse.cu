@@ -552,8 +552,8 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 // j staged them in `rowbuf`; then every block swaps its copy of those rows if it owns them,
 // scales its rows below j and applies the rank-1 update to the later panel columns, and finds
 // its argmax of the next column. Partials and staged rows are double-buffered by the column's
-// parity, so one barrier per use suffices. ipiv and info as getrf_pivot; the panel is written
-// back at the end.
+// parity, so one barrier per use suffices; what other blocks wrote is read past L1 (ld_cg).
+// ipiv and info as getrf_pivot; the panel is written back at the end.
 
 __device__ __forceinline__ void arg_better_f(float& v, int& i, float v2, int i2) {
     if (v2 > v || (v2 == v && i2 < i)) {
@@ -610,6 +610,20 @@ __device__ __forceinline__ void grid_barrier(unsigned* bar) {
     __syncthreads();
 }
 
+// Loads that bypass L1 (ld.global.cg): values other blocks of the same grid wrote since this
+// block last read the address, which a cached L1 line could hide.
+__device__ __forceinline__ float ld_cg(const float* p) { return __ldcg(p); }
+__device__ __forceinline__ double ld_cg(const double* p) { return __ldcg(p); }
+__device__ __forceinline__ int ld_cg(const int* p) { return __ldcg(p); }
+__device__ __forceinline__ cf32 ld_cg(const cf32* p) {
+    const float2 v = __ldcg(reinterpret_cast<const float2*>(p));
+    return {v.x, v.y};
+}
+__device__ __forceinline__ cf64 ld_cg(const cf64* p) {
+    const double2 v = __ldcg(reinterpret_cast<const double2*>(p));
+    return {v.x, v.y};
+}
+
 template <class T>
 __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
                             typename Real<T>::type* part_v, int* part_i, T* rowbuf, unsigned* bar) {
@@ -643,7 +657,7 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         grid_barrier(bar);
         R gv = -1;
         int gi = 0x7fffffff;
-        for (int q = tid; q < G; q += bd) arg_better_f(gv, gi, part_v[par * G + q], part_i[par * G + q]);
+        for (int q = tid; q < G; q += bd) arg_better_f(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
         block_argmax_all(gv, gi, red_v, red_i);
         const int p = gi;
         const bool zero_piv = !(gv > 0);
@@ -657,13 +671,13 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
             if (zero_piv && *info == 0) *info = j + 1;
         }
         grid_barrier(bar);
-        for (int cc = tid; cc < kb; cc += bd) prow[cc] = buf[cc];
+        for (int cc = tid; cc < kb; cc += bd) prow[cc] = ld_cg(&buf[cc]);
         __syncthreads();
         if (p != j) {
             if (j >= r0 && j < r1)
                 for (int cc = tid; cc < kb; cc += bd) S[(j - r0) + cc * rows] = prow[cc];
             if (p >= r0 && p < r1)
-                for (int cc = tid; cc < kb; cc += bd) S[(p - r0) + cc * rows] = buf[kb + cc];
+                for (int cc = tid; cc < kb; cc += bd) S[(p - r0) + cc * rows] = ld_cg(&buf[kb + cc]);
         }
         __syncthreads();
         // Rows of this block below j: from local row lo on.
