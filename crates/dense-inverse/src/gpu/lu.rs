@@ -196,8 +196,11 @@ pub(crate) fn getrs<T: Scalar>(
 }
 
 /// In-place inverse of the `n × n` triangular matrix `a` (non-unit diagonal; LAPACK `trtri`),
-/// blocked: each `NB` block column is multiplied by the already inverted part (cuBLAS `trmm`),
-/// solved with the diagonal block (`trsm`), then the diagonal block is inverted (`trtri_diag`).
+/// recursive, so the work is a few large cuBLAS `trsm` calls: with `a` split at `n1` (half of
+/// `n`, a multiple of `NB`) into `[A11 A12; 0 A22]` (upper), `A12 ← −A11⁻¹·A12·A22⁻¹` by two
+/// `trsm` (left with `A11`, right with `A22`) before the diagonal blocks are inverted in turn;
+/// lower likewise with `A21 ← −A22⁻¹·A21·A11⁻¹`. Blocks of order ≤ `NB` are inverted by
+/// `trtri_diag`, which leaves the other triangle alone.
 pub(crate) fn trtri<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -208,80 +211,67 @@ pub(crate) fn trtri<T: Scalar>(
     if n == 0 {
         return Ok(());
     }
-    if upper {
-        let mut j = 0;
-        while j < n {
-            let jb = NB.min(n - j);
-            if j > 0 {
-                let blk = a.at(0, j, j, jb);
-                cb::trmm(
-                    op,
-                    dev,
-                    LEFT,
-                    UPPER,
-                    OP_N,
-                    NON_UNIT,
-                    (j, jb),
-                    T::one(),
-                    a.at(0, 0, j, j),
-                    blk,
-                )?;
-                cb::trsm(
-                    op,
-                    dev,
-                    RIGHT,
-                    UPPER,
-                    OP_N,
-                    NON_UNIT,
-                    (j, jb),
-                    -T::one(),
-                    a.at(j, j, jb, jb),
-                    blk,
-                )?;
-            }
-            k::trtri_diag(op, dev, a.at(j, j, jb, jb), true)?;
-            j += jb;
-        }
-    } else {
-        let mut j = ((n - 1) / NB) * NB;
-        loop {
-            let jb = NB.min(n - j);
-            if j + jb < n {
-                let m = n - j - jb;
-                let blk = a.at(j + jb, j, m, jb);
-                cb::trmm(
-                    op,
-                    dev,
-                    LEFT,
-                    LOWER,
-                    OP_N,
-                    NON_UNIT,
-                    (m, jb),
-                    T::one(),
-                    a.at(j + jb, j + jb, m, m),
-                    blk,
-                )?;
-                cb::trsm(
-                    op,
-                    dev,
-                    RIGHT,
-                    LOWER,
-                    OP_N,
-                    NON_UNIT,
-                    (m, jb),
-                    -T::one(),
-                    a.at(j, j, jb, jb),
-                    blk,
-                )?;
-            }
-            k::trtri_diag(op, dev, a.at(j, j, jb, jb), false)?;
-            if j == 0 {
-                break;
-            }
-            j -= NB;
-        }
+    if n <= NB {
+        return k::trtri_diag(op, dev, a, upper);
     }
-    Ok(())
+    let n1 = (n / 2).div_ceil(NB) * NB;
+    let n2 = n - n1;
+    let (a11, a22) = (a.at(0, 0, n1, n1), a.at(n1, n1, n2, n2));
+    if upper {
+        let a12 = a.at(0, n1, n1, n2);
+        cb::trsm(
+            op,
+            dev,
+            LEFT,
+            UPPER,
+            OP_N,
+            NON_UNIT,
+            (n1, n2),
+            T::one(),
+            a11,
+            a12,
+        )?;
+        cb::trsm(
+            op,
+            dev,
+            RIGHT,
+            UPPER,
+            OP_N,
+            NON_UNIT,
+            (n1, n2),
+            -T::one(),
+            a22,
+            a12,
+        )?;
+    } else {
+        let a21 = a.at(n1, 0, n2, n1);
+        cb::trsm(
+            op,
+            dev,
+            LEFT,
+            LOWER,
+            OP_N,
+            NON_UNIT,
+            (n2, n1),
+            -T::one(),
+            a22,
+            a21,
+        )?;
+        cb::trsm(
+            op,
+            dev,
+            RIGHT,
+            LOWER,
+            OP_N,
+            NON_UNIT,
+            (n2, n1),
+            T::one(),
+            a11,
+            a21,
+        )?;
+    }
+    trtri(op, dev, a11, upper)?;
+    trtri(op, dev, a22, upper)
 }
 
 /// `A⁻¹` in place from the LU factors in `a` (no zero pivot; LAPACK `getri`): `U ← U⁻¹`
