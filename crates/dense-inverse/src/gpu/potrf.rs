@@ -94,63 +94,63 @@ pub(crate) fn potrs<T: Scalar>(
 }
 
 /// `A⁻¹` in place from the lower factor in `a`, both triangles written (LAPACK `potri` plus a
-/// mirror): `L ← L⁻¹` ([`trtri`]), then the lower triangle of `L⁻ᴴ·L⁻¹` by blocks (LAPACK
-/// `lauum`: cuBLAS `trmm`, `lauum_diag`, `gemm`, `herk`), then `mirror` to the upper triangle.
+/// mirror): `L ← L⁻¹` ([`trtri`]), then the lower triangle of `L⁻ᴴ·L⁻¹` ([`lauum`]), then
+/// `mirror` to the upper triangle.
 pub(crate) fn potri<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> Result<()> {
     let n = a.rows;
     if n == 0 {
         return Ok(());
     }
     trtri(op, dev, a, false)?;
-    let mut i = 0;
-    while i < n {
-        let ib = NB.min(n - i);
-        if i > 0 {
-            cb::trmm(
-                op,
-                dev,
-                LEFT,
-                LOWER,
-                cb::op_c::<T>(),
-                NON_UNIT,
-                (ib, i),
-                T::one(),
-                a.at(i, i, ib, ib),
-                a.at(i, 0, ib, i),
-            )?;
-        }
-        k::lauum_diag(op, dev, a.at(i, i, ib, ib))?;
-        if i + ib < n {
-            let m = n - i - ib;
-            if i > 0 {
-                cb::gemm(
-                    op,
-                    dev,
-                    cb::op_c::<T>(),
-                    OP_N,
-                    (ib, i, m),
-                    T::one(),
-                    a.at(i + ib, i, m, ib),
-                    a.at(i + ib, 0, m, i),
-                    T::one(),
-                    a.at(i, 0, ib, i),
-                )?;
-            }
-            cb::herk(
-                op,
-                dev,
-                LOWER,
-                cb::op_c::<T>(),
-                (ib, m),
-                T::Real::one(),
-                a.at(i + ib, i, m, ib),
-                T::Real::one(),
-                a.at(i, i, ib, ib),
-            )?;
-        }
-        i += ib;
-    }
+    lauum(op, dev, a)?;
     k::mirror(op, dev, a, false)
+}
+
+/// The lower triangle of `Lᴴ·L` in place of the lower triangular `L` (LAPACK `lauum`),
+/// recursive: with `L` split at `n1` (half of `n`, a multiple of `NB`) into
+/// `[L11 0; L21 L22]`, `X11 = L11ᴴ·L11 + L21ᴴ·L21` (recursion, then cuBLAS `herk`),
+/// `X21 = L22ᴴ·L21` (`trmm`), `X22 = L22ᴴ·L22` (recursion); blocks of order ≤ `NB` by
+/// `lauum_diag`.
+fn lauum<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> Result<()> {
+    let n = a.rows;
+    if n == 0 {
+        return Ok(());
+    }
+    if n <= NB {
+        return k::lauum_diag(op, dev, a);
+    }
+    let n1 = (n / 2).div_ceil(NB) * NB;
+    let n2 = n - n1;
+    let (a11, a21, a22) = (
+        a.at(0, 0, n1, n1),
+        a.at(n1, 0, n2, n1),
+        a.at(n1, n1, n2, n2),
+    );
+    lauum(op, dev, a11)?;
+    cb::herk(
+        op,
+        dev,
+        LOWER,
+        cb::op_c::<T>(),
+        (n1, n2),
+        T::Real::one(),
+        a21,
+        T::Real::one(),
+        a11,
+    )?;
+    cb::trmm(
+        op,
+        dev,
+        LEFT,
+        LOWER,
+        cb::op_c::<T>(),
+        NON_UNIT,
+        (n2, n1),
+        T::one(),
+        a22,
+        a21,
+    )?;
+    lauum(op, dev, a22)
 }
 
 /// Whether a real is positive (false for NaN).
