@@ -274,11 +274,15 @@ pub(crate) fn trtri<T: Scalar>(
     trtri(op, dev, a22, upper)
 }
 
+/// Column block of the second half of [`getri`] (wide, so its `gemm` has enough output tiles
+/// to fill the GPU; the `trsm` with the block's `GETRI_NB × GETRI_NB` triangle is cuBLAS's).
+const GETRI_NB: usize = 256;
+
 /// `A⁻¹` in place from the LU factors in `a` (no zero pivot; LAPACK `getri`): `U ← U⁻¹`
-/// ([`trtri`]), then `X·L = U⁻¹` by `NB`-column blocks from the right (the block's part of `L`
-/// saved to an `n × NB` workspace and zeroed, cuBLAS `gemm` with the columns to its right,
-/// `trsm` with the block's unit lower triangle), then the columns interchanged back
-/// (`swap_cols`). Extra memory: the `n × NB` workspace.
+/// ([`trtri`]), then `X·L = U⁻¹` by `GETRI_NB`-column blocks from the right (the block's part
+/// of `L` saved to an `n × GETRI_NB` workspace and zeroed, cuBLAS `gemm` with the columns to
+/// its right, `trsm` with the block's unit lower triangle), then the columns interchanged back
+/// (`swap_cols`). Extra memory: the `n × GETRI_NB` workspace.
 pub(crate) fn getri<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -290,11 +294,11 @@ pub(crate) fn getri<T: Scalar>(
         return Ok(());
     }
     trtri(op, dev, a, true)?;
-    let w = DeviceMatrix::<T>::zeros(dev, n, NB.min(n))?;
+    let w = DeviceMatrix::<T>::zeros(dev, n, GETRI_NB.min(n))?;
     let wd = Dense::of(op, &w)?;
-    let mut j = ((n - 1) / NB) * NB;
+    let mut j = ((n - 1) / GETRI_NB) * GETRI_NB;
     loop {
-        let jb = NB.min(n - j);
+        let jb = GETRI_NB.min(n - j);
         k::getri_save_l(op, dev, a, (j, jb), wd)?;
         if j + jb < n {
             let m = n - j - jb;
@@ -326,7 +330,7 @@ pub(crate) fn getri<T: Scalar>(
         if j == 0 {
             break;
         }
-        j -= NB;
+        j -= GETRI_NB;
     }
     k::swap_cols(op, dev, a, ipiv)?;
     // The workspace is freed (stream-ordered) after the queued work that uses it.
