@@ -33,7 +33,10 @@ PyTorch compute an inverse. \
 SPD matrix: the Hermitian part (A + Aᴴ)/2 of the general matrix (exactly symmetric or \
 Hermitian, positive definite, condition number near 1). Ours: `cholesky_inverse(Lower)`, \
 `bordering_inverse(Lower, Unblocked)`, `bordering_inverse(Lower, Blocked(b))` for b = 64, \
-256 and 512, and `inverse(Auto)`; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
+256 and 512, and `inverse(Auto)`; the unblocked bordering row's note gives the least traffic \
+of its steps (each reads and writes the stored triangle of the current inverse once: \
+(n−1)n(n+1)/3 elements) and that traffic's rate over the whole call as a share of the copy \
+bandwidth; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
 workspace, the larger of the two queries); cuSOLVER's result is the lower triangle, ours the \
 full matrix. \
 cuSOLVER runs on the device's stream, in place: before every call its input is restored by a \
@@ -68,10 +71,12 @@ pub struct InvCtx<'a> {
     pub cpu: Device,
     /// Largest order our CPU backend is timed at.
     pub cpu_max_n: usize,
+    /// The device copy bandwidth measured in this run (GB/s, bytes read + written).
+    pub copy_gbps: f64,
 }
 
 impl<'a> InvCtx<'a> {
-    pub fn new(dev: &'a Device, reps: usize, cpu_max_n: usize) -> Self {
+    pub fn new(dev: &'a Device, reps: usize, cpu_max_n: usize, copy_gbps: f64) -> Self {
         let ctx = interop::cuda_context(dev).expect("CUDA device");
         let stream = interop::cuda_stream(dev).expect("CUDA device");
         let solver = Cusolver::new(stream.cu_stream());
@@ -86,6 +91,7 @@ impl<'a> InvCtx<'a> {
             solver,
             cpu: Device::cpu(),
             cpu_max_n,
+            copy_gbps,
         }
     }
 }
@@ -533,6 +539,9 @@ fn block<T: CusolverInv>(
         let mut warning = Vec::new();
         let mut note = String::new();
         let mut ours_resid = None;
+        if let (Ok(ms), Ours::BorderingUnblocked) = (&ours, m) {
+            note = model::bordering_traffic_note(n, std::mem::size_of::<T>(), *ms, cx.copy_gbps);
+        }
         if let (Ok(_), Some((x, used))) = (&ours, &last) {
             if let Some(used) = used {
                 note = format!("chose {used:?}");
