@@ -7,6 +7,8 @@
 //                    `cap` entries and `cap` rows (products and row pointers staged in dynamic
 //                    shared memory of cap*(sizeof(T)+4)+4 bytes, then reduced by groups
 //                    of lanes sized to the rows) or one long row (reduced by the whole block).
+//   spmv_adapt16_<p> the same, with each column index stored as a 16-bit offset from its
+//                    block's first row (where every offset fits): 2 bytes less per entry.
 // Matrix entries are read once with streaming loads; x goes through the read-only cache.
 // With beta == 0, y is not read.
 
@@ -97,7 +99,14 @@ template <class T> struct SumOf {
     static __device__ __forceinline__ SumOf combine(SumOf a, SumOf b) { return {add(a.s, b.s)}; }
 };
 
-template <class T>
+// Column index of entry k of a block whose first row is r0: the stored index, or (D16) the
+// stored 16-bit offset from r0 (`col` then points at int16 values).
+template <bool D16> __device__ __forceinline__ int col_at(const int* __restrict__ col, int k, int r0) {
+    if (D16) return r0 + (int)__ldcs(reinterpret_cast<const short*>(col) + k);
+    return __ldcs(col + k);
+}
+
+template <class T, bool D16>
 __device__ void spmv_adapt(int cap, const int* __restrict__ blocks, const int* __restrict__ rp,
                            const int* __restrict__ col, const T* __restrict__ val,
                            const T* __restrict__ x, i64 incx, T* y, i64 incy, T alpha, T beta) {
@@ -119,13 +128,13 @@ __device__ void spmv_adapt(int cap, const int* __restrict__ blocks, const int* _
             T v[4];
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
-                c[u] = __ldcs(col + k + u * SPMV_BLOCK);
+                c[u] = col_at<D16>(col, k + u * SPMV_BLOCK, r0);
                 v[u] = ld_stream(val + k + u * SPMV_BLOCK);
             }
 #pragma unroll
             for (int u = 0; u < 4; ++u) s8[u] = madd(v[u], ld_ro(x + (i64)c[u] * incx), s8[u]);
         }
-        for (; k < k1; k += SPMV_BLOCK) s8[0] = madd(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx), s8[0]);
+        for (; k < k1; k += SPMV_BLOCK) s8[0] = madd(ld_stream(val + k), ld_ro(x + (i64)col_at<D16>(col, k, r0) * incx), s8[0]);
         T t = zero<T>();
 #pragma unroll
         for (int u = 0; u < 4; ++u) t = add(t, s8[u]);
@@ -145,13 +154,13 @@ __device__ void spmv_adapt(int cap, const int* __restrict__ blocks, const int* _
         T v[4];
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
-            c[u] = __ldcs(col + k + u * SPMV_BLOCK);
+            c[u] = col_at<D16>(col, k + u * SPMV_BLOCK, r0);
             v[u] = ld_stream(val + k + u * SPMV_BLOCK);
         }
 #pragma unroll
         for (int u = 0; u < 4; ++u) prod[k + u * SPMV_BLOCK - k0] = mul(v[u], ld_ro(x + (i64)c[u] * incx));
     }
-    for (; k < k1; k += SPMV_BLOCK) prod[k - k0] = mul(ld_stream(val + k), ld_ro(x + (i64)__ldcs(col + k) * incx));
+    for (; k < k1; k += SPMV_BLOCK) prod[k - k0] = mul(ld_stream(val + k), ld_ro(x + (i64)col_at<D16>(col, k, r0) * incx));
     __syncthreads();
     int tpr = 1;
     while (tpr < 32 && tpr * 2 * nrows <= SPMV_BLOCK) tpr *= 2;
@@ -182,7 +191,11 @@ __device__ void spmv_adapt(int cap, const int* __restrict__ blocks, const int* _
     extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_vec32_##P(SPMV_ARGS(T)) { spmv_vec<T, 32>(SPMV_PASS); } \
     extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_adapt_##P(int cap, const int* __restrict__ blocks, SPMV_ARGS(T)) { \
         (void)rows;                                                                                              \
-        spmv_adapt<T>(cap, blocks, rp, col, val, x, incx, y, incy, alpha, beta);                                 \
+        spmv_adapt<T, false>(cap, blocks, rp, col, val, x, incx, y, incy, alpha, beta);                          \
+    }                                                                                                            \
+    extern "C" __global__ void __launch_bounds__(SPMV_BLOCK) spmv_adapt16_##P(int cap, const int* __restrict__ blocks, SPMV_ARGS(T)) { \
+        (void)rows;                                                                                              \
+        spmv_adapt<T, true>(cap, blocks, rp, col, val, x, incx, y, incy, alpha, beta);                           \
     }
 
 SPMV_KERNELS(s, float)

@@ -93,8 +93,9 @@ pub struct CsrMatrix<T: Scalar> {
     pub(crate) col_idx: Buffer<i32>,
     pub(crate) values: Buffer<T>,
     stats: RowStats,
-    /// Row blocks of the load-balanced GPU kernel and their capacity, built on first use.
-    pub(crate) row_blocks: OnceLock<(i32, Buffer<i32>)>,
+    /// Row blocks of the load-balanced GPU kernel, their capacity, and the column indices as
+    /// 16-bit offsets from each block's first row where they all fit; built on first use.
+    pub(crate) row_blocks: OnceLock<crate::spmv::AdaptiveIndex>,
 }
 
 fn to_i32(what: &str, v: usize) -> Result<i32> {
