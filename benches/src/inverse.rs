@@ -7,7 +7,7 @@ use crate::blas1::dtype;
 use crate::cusolver::{Cusolver, CusolverInv};
 use crate::inv_model::{self as model, Resid, Structure};
 use crate::report::InvRow;
-use crate::timing::{time_ms, try_time_ms, try_time_reset_ms, Plan};
+use crate::timing::{time_in_place_ms, try_time_ms, Plan};
 use cudarc::driver::result as drv;
 use cudarc::driver::sys::{self as dsys, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
@@ -212,41 +212,17 @@ fn measure(cx: &InvCtx<'_>, mut f: impl FnMut() -> Result<(), String>) -> Result
     Ok(ms)
 }
 
-/// Times an in-place call whose input `reset` restores before each call (see [`FAST_MS`]).
-/// Afterwards (untimed) `reset` and one call run again, so the buffers hold the result of one
-/// call on the restored input (the timing of `reset` alone leaves them reset).
+/// Times an in-place call whose input `reset` restores before each call
+/// ([`time_in_place_ms`] with the section's repeats); afterwards the buffers hold one call's
+/// result.
 fn measure_reset(
     cx: &InvCtx<'_>,
     mut reset: impl FnMut(),
     mut f: impl FnMut() -> Result<(), String>,
 ) -> Result<f64, String> {
-    let ms = time_reset(cx, &mut reset, &mut f)?;
-    reset();
-    f()?;
-    sync(&cx.stream)?;
-    Ok(ms)
-}
-
-fn time_reset(
-    cx: &InvCtx<'_>,
-    reset: &mut impl FnMut(),
-    f: &mut impl FnMut() -> Result<(), String>,
-) -> Result<f64, String> {
-    let est = probe(&cx.stream, reset, f)?;
-    if est < FAST_MS {
-        let plan = Plan::for_estimate(est, cx.reps);
-        let both = try_time_ms(&cx.ctx, &cx.stream, plan, |_| {
-            reset();
-            f()
-        })?;
-        let copy = time_ms(&cx.ctx, &cx.stream, plan, |_| reset());
-        if both > copy {
-            return Ok(both - copy);
-        }
-        // The reset dominates and the difference is noise: time calls one at a time instead.
-    }
-    let (warmup, reps) = model::repeats(est, cx.reps);
-    try_time_reset_ms(&cx.ctx, &cx.stream, warmup, reps, reset, f)
+    let est = probe(&cx.stream, &mut reset, &mut f)?;
+    let slow = model::repeats(est, cx.reps);
+    time_in_place_ms(&cx.ctx, &cx.stream, est, FAST_MS, cx.reps, slow, reset, f)
 }
 
 fn ptr<T: Element>(v: &DeviceVec<T>) -> u64 {

@@ -14,7 +14,7 @@ use crate::cublas::Cublas;
 use crate::lu_cublas::CublasLu;
 use crate::lu_model::{self as model, LuOp};
 use crate::report::LuRow;
-use crate::timing::{time_ms, try_time_ms, try_time_reset_ms, Plan};
+use crate::timing::{time_in_place_ms, try_time_ms, Plan};
 use batched_lu::{
     getrf_batched, getrf_vbatched, getri_batched, getri_vbatched, getrs_batched, inverse_batched,
     BatchLayout, VarBatch,
@@ -147,46 +147,21 @@ fn measure<E>(cx: &LuCtx<'_>, mut f: impl FnMut() -> Result<(), E>) -> Result<f6
     try_time_ms(&cx.ctx, &cx.stream, plan, |_| f())
 }
 
-/// Times an in-place call whose input `reset` restores before each call: under [`FAST_MS`],
-/// `reset` + call back to back (several per event pair) minus `reset` alone, timed the same
-/// way; otherwise one call per event pair with `reset` enqueued before the start event.
-/// Afterwards (untimed) `reset` and one call run again, so the buffers hold the result of one
-/// call on the restored input (the timing of `reset` alone leaves them reset).
+/// Times an in-place call whose input `reset` restores before each call
+/// ([`time_in_place_ms`]; over [`SLOW_MS`] one warm-up and at most 5 repeats); afterwards the
+/// buffers hold one call's result.
 fn measure_reset<E>(
     cx: &LuCtx<'_>,
     mut reset: impl FnMut(),
     mut f: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, E> {
-    let ms = time_reset(cx, &mut reset, &mut f)?;
-    reset();
-    f()?;
-    Ok(ms)
-}
-
-fn time_reset<E>(
-    cx: &LuCtx<'_>,
-    reset: &mut impl FnMut(),
-    f: &mut impl FnMut() -> Result<(), E>,
-) -> Result<f64, E> {
-    let est = probe(cx, reset, f)?;
-    if est < FAST_MS {
-        let plan = Plan::for_estimate(est, cx.reps);
-        let both = try_time_ms(&cx.ctx, &cx.stream, plan, |_| {
-            reset();
-            f()
-        })?;
-        let copy = time_ms(&cx.ctx, &cx.stream, plan, |_| reset());
-        if both > copy {
-            return Ok(both - copy);
-        }
-        // The copy dominates and the difference is noise: time calls one at a time instead.
-    }
-    let (warmup, reps) = if est > SLOW_MS {
+    let est = probe(cx, &mut reset, &mut f)?;
+    let slow = if est > SLOW_MS {
         (1, cx.reps.min(5))
     } else {
         (3, cx.reps)
     };
-    try_time_reset_ms(&cx.ctx, &cx.stream, warmup, reps, reset, f)
+    time_in_place_ms(&cx.ctx, &cx.stream, est, FAST_MS, cx.reps, slow, reset, f)
 }
 
 /// Our status for a failed call: `unsupported` (the kernels are not there yet) or the error.
