@@ -366,6 +366,36 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<InvRow>) -> Res
     Ok(())
 }
 
+/// cuSOLVER's workspace for the factorization (`getrf` / `potrf`) of the n × n buffer
+/// `b.work`, and with `inverse` for `potri` too (the larger of the two queries): the buffer
+/// and its length in elements.
+fn workspace<T: CusolverInv>(
+    cx: &InvCtx<'_>,
+    solver: &Cusolver,
+    s: Structure,
+    n: usize,
+    b: &Bufs,
+    inverse: bool,
+) -> Result<(DeviceVec<T>, c_int), String> {
+    let nc = n as c_int;
+    let lwork = match s {
+        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
+        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
+        Structure::Spd => {
+            // SAFETY: as above.
+            let f = unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?;
+            if inverse {
+                // SAFETY: as above.
+                f.max(unsafe { T::potri_buffer_size(solver, nc, b.work, nc) }?)
+            } else {
+                f
+            }
+        }
+    };
+    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    Ok((ws, lwork))
+}
+
 /// cuSOLVER's inverse of the matrix at `orig_p`: time, residual and warnings.
 fn baseline<T: CusolverInv>(
     cx: &InvCtx<'_>,
@@ -381,18 +411,7 @@ fn baseline<T: CusolverInv>(
     let bytes = n * n * std::mem::size_of::<T>();
     let stream = cx.stream.cu_stream();
     let (info0, info1) = (b.info, b.info + 4);
-    let lwork = match s {
-        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
-        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
-        Structure::Spd => {
-            // SAFETY: as above.
-            let f = unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?;
-            // SAFETY: as above.
-            let i = unsafe { T::potri_buffer_size(solver, nc, b.work, nc) }?;
-            f.max(i)
-        }
-    };
-    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b, true)?;
     let ws_p = ptr(&ws);
     let restore = move || dtod(stream, b.work, orig_p, bytes);
     let (ms, x) = match s {
@@ -619,13 +638,7 @@ fn factor_split<T: CusolverInv>(
     let nc = n as c_int;
     let bytes = n * n * std::mem::size_of::<T>();
     let stream = cx.stream.cu_stream();
-    let lwork = match s {
-        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
-        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
-        // SAFETY: as above.
-        Structure::Spd => unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?,
-    };
-    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b, false)?;
     let ws_p = ptr(&ws);
     let restore = move || dtod(stream, b.work, orig_p, bytes);
     let base = measure_reset(cx, restore, || match s {
