@@ -328,27 +328,18 @@ fn diff_of<T: Scalar>(ours: &Option<Vec<Vec<T>>>, base: &Option<Vec<Vec<T>>>) ->
     )
 }
 
-/// `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` for the column-major `n × n` matrix `a`.
+/// `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` for the column-major `n × n` matrix `a`, in
+/// `Complex64` (the inverse section's host helpers).
 fn solve_residual<T: Scalar>(n: usize, a: &[T], x: &[T], b: &[T]) -> f64 {
-    let mut r = vec![num_complex::Complex64::new(0.0, 0.0); n];
-    let mut arow = vec![0.0f64; n];
-    for j in 0..n {
-        let xj = x[j].to_c64();
-        for i in 0..n {
-            let aij = a[i + j * n].to_c64();
-            r[i] += aij * xj;
-            arow[i] += aij.norm();
-        }
+    use crate::inv_model::{inf_norm, matvec, max_modulus, Acc};
+    use num_complex::Complex64;
+    let xe: Vec<Complex64> = x.iter().map(|&v| Complex64::of(v)).collect();
+    let be: Vec<Complex64> = b.iter().map(|&v| Complex64::of(v)).collect();
+    let mut r = matvec(a, n, &xe);
+    for (ri, &bi) in r.iter_mut().zip(&be) {
+        *ri -= bi;
     }
-    let num = r
-        .iter()
-        .zip(b)
-        .map(|(ri, bi)| (ri - bi.to_c64()).norm())
-        .fold(0.0, f64::max);
-    let an = arow.iter().copied().fold(0.0, f64::max);
-    let xn = x.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
-    let bn = b.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
-    num / (an * xn + bn)
+    max_modulus(&r) / (inf_norm::<T, Complex64>(a, n) * max_modulus(&xe) + max_modulus(&be))
 }
 
 /// Condition estimate `max_k ‖A_k‖₁·‖A_k⁻¹‖₁` over the checked matrices.
@@ -916,4 +907,19 @@ pub fn time_out_of_place(
     f: impl FnMut() -> gpu_blas::Result<()>,
 ) -> Result<f64, String> {
     measure(cx, f).map_err(ours_failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::solve_residual;
+
+    /// `A = [[2, 1], [1, 3]]`, `b = A·[1, 1] = [3, 4]`: the exact solution has residual 0, a
+    /// wrong one `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` = 4 / (4·0 + 4) = 1 for `x = [0, 0]`.
+    #[test]
+    fn solve_residual_of_exact_and_wrong_solutions() {
+        let a = [2.0f64, 1.0, 1.0, 3.0];
+        let b = [3.0, 4.0];
+        assert_eq!(solve_residual(2, &a, &[1.0, 1.0], &b), 0.0);
+        assert_eq!(solve_residual(2, &a, &[0.0, 0.0], &b), 4.0 / 4.0);
+    }
 }
