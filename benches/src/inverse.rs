@@ -623,6 +623,19 @@ fn block<T: CusolverInv>(
     Ok(())
 }
 
+/// [`measure`] for a call returning a new value, dropped before the next call.
+fn measure_new<R>(
+    cx: &InvCtx<'_>,
+    mut f: impl FnMut() -> dense_inverse::Result<R>,
+) -> Result<f64, String> {
+    let mut last = None;
+    measure(cx, || {
+        drop(last.take());
+        last = Some(f().map_err(ours_failure)?);
+        Ok(())
+    })
+}
+
 /// The factorization step alone, ours (`lu_factor` / `cholesky_factor(Lower)`, a new matrix
 /// per call) against cuSOLVER's (`getrf` / `potrf`, in place on a restored copy): where an
 /// inverse's time goes, for the log (not a table row).
@@ -648,26 +661,16 @@ fn factor_split<T: CusolverInv>(
         // SAFETY: as above.
         Structure::Spd => unsafe { T::potrf(solver, nc, b.work, nc, ws_p, lwork, b.info) },
     })?;
+    // Each call's result is freed before the next call, as a caller would.
     let (label, ours) = match s {
-        Structure::General => {
-            let mut last = None;
-            let ms = measure(cx, || {
-                drop(last.take());
-                last = Some(dense_inverse::lu_factor(orig).map_err(ours_failure)?);
-                Ok(())
-            })?;
-            ("lu_factor", ms)
-        }
-        Structure::Spd => {
-            let mut last = None;
-            let ms = measure(cx, || {
-                drop(last.take());
-                last =
-                    Some(dense_inverse::cholesky_factor(Uplo::Lower, orig).map_err(ours_failure)?);
-                Ok(())
-            })?;
-            ("cholesky_factor(Lower)", ms)
-        }
+        Structure::General => (
+            "lu_factor",
+            measure_new(cx, || dense_inverse::lu_factor(orig))?,
+        ),
+        Structure::Spd => (
+            "cholesky_factor(Lower)",
+            measure_new(cx, || dense_inverse::cholesky_factor(Uplo::Lower, orig))?,
+        ),
     };
     drop(ws);
     Ok((label, ours, base))
