@@ -301,7 +301,8 @@ pub fn matvec<T: Scalar, E: Acc>(a: &[T], n: usize, x: &[E]) -> Vec<E> {
     y
 }
 
-fn max_modulus<E: Acc>(v: &[E]) -> f64 {
+/// `‖v‖∞`.
+pub fn max_modulus<E: Acc>(v: &[E]) -> f64 {
     v.iter().map(|x| x.modulus()).fold(0.0, f64::max)
 }
 
