@@ -7,7 +7,7 @@ use crate::blas1::dtype;
 use crate::cusolver::{Cusolver, CusolverInv};
 use crate::inv_model::{self as model, Resid, Structure};
 use crate::report::InvRow;
-use crate::timing::{time_ms, try_time_ms, try_time_reset_ms, Plan};
+use crate::timing::{time_in_place_ms, try_time_ms, Plan};
 use cudarc::driver::result as drv;
 use cudarc::driver::sys::{self as dsys, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
@@ -33,7 +33,10 @@ PyTorch compute an inverse. \
 SPD matrix: the Hermitian part (A + Aᴴ)/2 of the general matrix (exactly symmetric or \
 Hermitian, positive definite, condition number near 1). Ours: `cholesky_inverse(Lower)`, \
 `bordering_inverse(Lower, Unblocked)`, `bordering_inverse(Lower, Blocked(b))` for b = 64, \
-256 and 512, and `inverse(Auto)`; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
+256 and 512, and `inverse(Auto)`; the unblocked bordering row's note gives the least traffic \
+of its steps (each reads and writes the stored triangle of the current inverse once: \
+(n−1)n(n+1)/3 elements) and that traffic's rate over the whole call as a share of the copy \
+bandwidth; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
 workspace, the larger of the two queries); cuSOLVER's result is the lower triangle, ours the \
 full matrix. \
 cuSOLVER runs on the device's stream, in place: before every call its input is restored by a \
@@ -68,10 +71,12 @@ pub struct InvCtx<'a> {
     pub cpu: Device,
     /// Largest order our CPU backend is timed at.
     pub cpu_max_n: usize,
+    /// The device copy bandwidth measured in this run (GB/s, bytes read + written).
+    pub copy_gbps: f64,
 }
 
 impl<'a> InvCtx<'a> {
-    pub fn new(dev: &'a Device, reps: usize, cpu_max_n: usize) -> Self {
+    pub fn new(dev: &'a Device, reps: usize, cpu_max_n: usize, copy_gbps: f64) -> Self {
         let ctx = interop::cuda_context(dev).expect("CUDA device");
         let stream = interop::cuda_stream(dev).expect("CUDA device");
         let solver = Cusolver::new(stream.cu_stream());
@@ -86,6 +91,7 @@ impl<'a> InvCtx<'a> {
             solver,
             cpu: Device::cpu(),
             cpu_max_n,
+            copy_gbps,
         }
     }
 }
@@ -206,41 +212,17 @@ fn measure(cx: &InvCtx<'_>, mut f: impl FnMut() -> Result<(), String>) -> Result
     Ok(ms)
 }
 
-/// Times an in-place call whose input `reset` restores before each call (see [`FAST_MS`]).
-/// Afterwards (untimed) `reset` and one call run again, so the buffers hold the result of one
-/// call on the restored input (the timing of `reset` alone leaves them reset).
+/// Times an in-place call whose input `reset` restores before each call
+/// ([`time_in_place_ms`] with the section's repeats); afterwards the buffers hold one call's
+/// result.
 fn measure_reset(
     cx: &InvCtx<'_>,
     mut reset: impl FnMut(),
     mut f: impl FnMut() -> Result<(), String>,
 ) -> Result<f64, String> {
-    let ms = time_reset(cx, &mut reset, &mut f)?;
-    reset();
-    f()?;
-    sync(&cx.stream)?;
-    Ok(ms)
-}
-
-fn time_reset(
-    cx: &InvCtx<'_>,
-    reset: &mut impl FnMut(),
-    f: &mut impl FnMut() -> Result<(), String>,
-) -> Result<f64, String> {
-    let est = probe(&cx.stream, reset, f)?;
-    if est < FAST_MS {
-        let plan = Plan::for_estimate(est, cx.reps);
-        let both = try_time_ms(&cx.ctx, &cx.stream, plan, |_| {
-            reset();
-            f()
-        })?;
-        let copy = time_ms(&cx.ctx, &cx.stream, plan, |_| reset());
-        if both > copy {
-            return Ok(both - copy);
-        }
-        // The reset dominates and the difference is noise: time calls one at a time instead.
-    }
-    let (warmup, reps) = model::repeats(est, cx.reps);
-    try_time_reset_ms(&cx.ctx, &cx.stream, warmup, reps, reset, f)
+    let est = probe(&cx.stream, &mut reset, &mut f)?;
+    let slow = model::repeats(est, cx.reps);
+    time_in_place_ms(&cx.ctx, &cx.stream, est, FAST_MS, cx.reps, slow, reset, f)
 }
 
 fn ptr<T: Element>(v: &DeviceVec<T>) -> u64 {
@@ -384,6 +366,36 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<InvRow>) -> Res
     Ok(())
 }
 
+/// cuSOLVER's workspace for the factorization (`getrf` / `potrf`) of the n × n buffer
+/// `b.work`, and with `inverse` for `potri` too (the larger of the two queries): the buffer
+/// and its length in elements.
+fn workspace<T: CusolverInv>(
+    cx: &InvCtx<'_>,
+    solver: &Cusolver,
+    s: Structure,
+    n: usize,
+    b: &Bufs,
+    inverse: bool,
+) -> Result<(DeviceVec<T>, c_int), String> {
+    let nc = n as c_int;
+    let lwork = match s {
+        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
+        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
+        Structure::Spd => {
+            // SAFETY: as above.
+            let f = unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?;
+            if inverse {
+                // SAFETY: as above.
+                f.max(unsafe { T::potri_buffer_size(solver, nc, b.work, nc) }?)
+            } else {
+                f
+            }
+        }
+    };
+    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    Ok((ws, lwork))
+}
+
 /// cuSOLVER's inverse of the matrix at `orig_p`: time, residual and warnings.
 fn baseline<T: CusolverInv>(
     cx: &InvCtx<'_>,
@@ -399,18 +411,7 @@ fn baseline<T: CusolverInv>(
     let bytes = n * n * std::mem::size_of::<T>();
     let stream = cx.stream.cu_stream();
     let (info0, info1) = (b.info, b.info + 4);
-    let lwork = match s {
-        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
-        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
-        Structure::Spd => {
-            // SAFETY: as above.
-            let f = unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?;
-            // SAFETY: as above.
-            let i = unsafe { T::potri_buffer_size(solver, nc, b.work, nc) }?;
-            f.max(i)
-        }
-    };
-    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b, true)?;
     let ws_p = ptr(&ws);
     let restore = move || dtod(stream, b.work, orig_p, bytes);
     let (ms, x) = match s {
@@ -533,6 +534,9 @@ fn block<T: CusolverInv>(
         let mut warning = Vec::new();
         let mut note = String::new();
         let mut ours_resid = None;
+        if let (Ok(ms), Ours::BorderingUnblocked) = (&ours, m) {
+            note = model::bordering_traffic_note(n, std::mem::size_of::<T>(), *ms, cx.copy_gbps);
+        }
         if let (Ok(_), Some((x, used))) = (&ours, &last) {
             if let Some(used) = used {
                 note = format!("chose {used:?}");
@@ -619,6 +623,19 @@ fn block<T: CusolverInv>(
     Ok(())
 }
 
+/// [`measure`] for a call returning a new value, dropped before the next call.
+fn measure_new<R>(
+    cx: &InvCtx<'_>,
+    mut f: impl FnMut() -> dense_inverse::Result<R>,
+) -> Result<f64, String> {
+    let mut last = None;
+    measure(cx, || {
+        drop(last.take());
+        last = Some(f().map_err(ours_failure)?);
+        Ok(())
+    })
+}
+
 /// The factorization step alone, ours (`lu_factor` / `cholesky_factor(Lower)`, a new matrix
 /// per call) against cuSOLVER's (`getrf` / `potrf`, in place on a restored copy): where an
 /// inverse's time goes, for the log (not a table row).
@@ -634,13 +651,7 @@ fn factor_split<T: CusolverInv>(
     let nc = n as c_int;
     let bytes = n * n * std::mem::size_of::<T>();
     let stream = cx.stream.cu_stream();
-    let lwork = match s {
-        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
-        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
-        // SAFETY: as above.
-        Structure::Spd => unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?,
-    };
-    let ws = DeviceVec::<T>::zeros(cx.dev, lwork.max(1) as usize).map_err(|e| e.to_string())?;
+    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b, false)?;
     let ws_p = ptr(&ws);
     let restore = move || dtod(stream, b.work, orig_p, bytes);
     let base = measure_reset(cx, restore, || match s {
@@ -650,26 +661,16 @@ fn factor_split<T: CusolverInv>(
         // SAFETY: as above.
         Structure::Spd => unsafe { T::potrf(solver, nc, b.work, nc, ws_p, lwork, b.info) },
     })?;
+    // Each call's result is freed before the next call, as a caller would.
     let (label, ours) = match s {
-        Structure::General => {
-            let mut last = None;
-            let ms = measure(cx, || {
-                drop(last.take());
-                last = Some(dense_inverse::lu_factor(orig).map_err(ours_failure)?);
-                Ok(())
-            })?;
-            ("lu_factor", ms)
-        }
-        Structure::Spd => {
-            let mut last = None;
-            let ms = measure(cx, || {
-                drop(last.take());
-                last =
-                    Some(dense_inverse::cholesky_factor(Uplo::Lower, orig).map_err(ours_failure)?);
-                Ok(())
-            })?;
-            ("cholesky_factor(Lower)", ms)
-        }
+        Structure::General => (
+            "lu_factor",
+            measure_new(cx, || dense_inverse::lu_factor(orig))?,
+        ),
+        Structure::Spd => (
+            "cholesky_factor(Lower)",
+            measure_new(cx, || dense_inverse::cholesky_factor(Uplo::Lower, orig))?,
+        ),
     };
     drop(ws);
     Ok((label, ours, base))

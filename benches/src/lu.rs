@@ -14,7 +14,7 @@ use crate::cublas::Cublas;
 use crate::lu_cublas::CublasLu;
 use crate::lu_model::{self as model, LuOp};
 use crate::report::LuRow;
-use crate::timing::{time_ms, try_time_ms, try_time_reset_ms, Plan};
+use crate::timing::{time_in_place_ms, try_time_ms, Plan};
 use batched_lu::{
     getrf_batched, getrf_vbatched, getri_batched, getri_vbatched, getrs_batched, inverse_batched,
     BatchLayout, VarBatch,
@@ -147,46 +147,21 @@ fn measure<E>(cx: &LuCtx<'_>, mut f: impl FnMut() -> Result<(), E>) -> Result<f6
     try_time_ms(&cx.ctx, &cx.stream, plan, |_| f())
 }
 
-/// Times an in-place call whose input `reset` restores before each call: under [`FAST_MS`],
-/// `reset` + call back to back (several per event pair) minus `reset` alone, timed the same
-/// way; otherwise one call per event pair with `reset` enqueued before the start event.
-/// Afterwards (untimed) `reset` and one call run again, so the buffers hold the result of one
-/// call on the restored input (the timing of `reset` alone leaves them reset).
+/// Times an in-place call whose input `reset` restores before each call
+/// ([`time_in_place_ms`]; over [`SLOW_MS`] one warm-up and at most 5 repeats); afterwards the
+/// buffers hold one call's result.
 fn measure_reset<E>(
     cx: &LuCtx<'_>,
     mut reset: impl FnMut(),
     mut f: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, E> {
-    let ms = time_reset(cx, &mut reset, &mut f)?;
-    reset();
-    f()?;
-    Ok(ms)
-}
-
-fn time_reset<E>(
-    cx: &LuCtx<'_>,
-    reset: &mut impl FnMut(),
-    f: &mut impl FnMut() -> Result<(), E>,
-) -> Result<f64, E> {
-    let est = probe(cx, reset, f)?;
-    if est < FAST_MS {
-        let plan = Plan::for_estimate(est, cx.reps);
-        let both = try_time_ms(&cx.ctx, &cx.stream, plan, |_| {
-            reset();
-            f()
-        })?;
-        let copy = time_ms(&cx.ctx, &cx.stream, plan, |_| reset());
-        if both > copy {
-            return Ok(both - copy);
-        }
-        // The copy dominates and the difference is noise: time calls one at a time instead.
-    }
-    let (warmup, reps) = if est > SLOW_MS {
+    let est = probe(cx, &mut reset, &mut f)?;
+    let slow = if est > SLOW_MS {
         (1, cx.reps.min(5))
     } else {
         (3, cx.reps)
     };
-    try_time_reset_ms(&cx.ctx, &cx.stream, warmup, reps, reset, f)
+    time_in_place_ms(&cx.ctx, &cx.stream, est, FAST_MS, cx.reps, slow, reset, f)
 }
 
 /// Our status for a failed call: `unsupported` (the kernels are not there yet) or the error.
@@ -353,27 +328,18 @@ fn diff_of<T: Scalar>(ours: &Option<Vec<Vec<T>>>, base: &Option<Vec<Vec<T>>>) ->
     )
 }
 
-/// `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` for the column-major `n × n` matrix `a`.
+/// `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` for the column-major `n × n` matrix `a`, in
+/// `Complex64` (the inverse section's host helpers).
 fn solve_residual<T: Scalar>(n: usize, a: &[T], x: &[T], b: &[T]) -> f64 {
-    let mut r = vec![num_complex::Complex64::new(0.0, 0.0); n];
-    let mut arow = vec![0.0f64; n];
-    for j in 0..n {
-        let xj = x[j].to_c64();
-        for i in 0..n {
-            let aij = a[i + j * n].to_c64();
-            r[i] += aij * xj;
-            arow[i] += aij.norm();
-        }
+    use crate::inv_model::{inf_norm, matvec, max_modulus, Acc};
+    use num_complex::Complex64;
+    let xe: Vec<Complex64> = x.iter().map(|&v| Complex64::of(v)).collect();
+    let be: Vec<Complex64> = b.iter().map(|&v| Complex64::of(v)).collect();
+    let mut r = matvec(a, n, &xe);
+    for (ri, &bi) in r.iter_mut().zip(&be) {
+        *ri -= bi;
     }
-    let num = r
-        .iter()
-        .zip(b)
-        .map(|(ri, bi)| (ri - bi.to_c64()).norm())
-        .fold(0.0, f64::max);
-    let an = arow.iter().copied().fold(0.0, f64::max);
-    let xn = x.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
-    let bn = b.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
-    num / (an * xn + bn)
+    max_modulus(&r) / (inf_norm::<T, Complex64>(a, n) * max_modulus(&xe) + max_modulus(&be))
 }
 
 /// Condition estimate `max_k ‖A_k‖₁·‖A_k⁻¹‖₁` over the checked matrices.
@@ -941,4 +907,19 @@ pub fn time_out_of_place(
     f: impl FnMut() -> gpu_blas::Result<()>,
 ) -> Result<f64, String> {
     measure(cx, f).map_err(ours_failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::solve_residual;
+
+    /// `A = [[2, 1], [1, 3]]`, `b = A·[1, 1] = [3, 4]`: the exact solution has residual 0, a
+    /// wrong one `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` = 4 / (4·0 + 4) = 1 for `x = [0, 0]`.
+    #[test]
+    fn solve_residual_of_exact_and_wrong_solutions() {
+        let a = [2.0f64, 1.0, 1.0, 3.0];
+        let b = [3.0, 4.0];
+        assert_eq!(solve_residual(2, &a, &[1.0, 1.0], &b), 0.0);
+        assert_eq!(solve_residual(2, &a, &[0.0, 0.0], &b), 4.0 / 4.0);
+    }
 }

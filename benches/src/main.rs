@@ -250,7 +250,7 @@ fn main() {
             args.inv_types.as_deref(),
             args.inv_cpu,
         ) {
-            Ok(plan) => inverse_section(&dev, args.reps, &plan, &mut inv_rows),
+            Ok(plan) => inverse_section(&dev, copy_gbps, args.reps, &plan, &mut inv_rows),
             Err(e) => {
                 eprintln!("inverse: {e}");
                 std::process::exit(2);
@@ -338,11 +338,12 @@ fn lu_section(
 /// The dense-inverse section: every (order, type) case of the plan.
 fn inverse_section(
     dev: &Device,
+    copy_gbps: f64,
     reps: usize,
     plan: &inv_model::InvPlan,
     rows: &mut Vec<report::InvRow>,
 ) {
-    let cx = inverse::InvCtx::new(dev, reps, plan.cpu_max_n);
+    let cx = inverse::InvCtx::new(dev, reps, plan.cpu_max_n, copy_gbps);
     eprintln!(
         "dense inverse: cases {:?}, CPU backend up to n = {}",
         plan.cases, plan.cpu_max_n

@@ -107,6 +107,46 @@ pub fn try_time_reset_ms<E>(
     Ok(median(&mut samples))
 }
 
+/// Times an in-place call whose input `reset` restores before each call, from the probe's
+/// estimate `est_ms`: under `fast_ms`, `reset` + call back to back (several per event pair)
+/// minus `reset` alone, timed the same way; otherwise, or when that difference is noise, one
+/// call per event pair with `reset` before the start event (`slow`: warm-up calls, repeats).
+/// Afterwards (untimed) `reset` and one call run again and the stream is synchronised, so the
+/// buffers hold the result of one call on the restored input (the reset-only timing leaves
+/// them reset).
+#[allow(clippy::too_many_arguments)]
+pub fn time_in_place_ms<E>(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    est_ms: f64,
+    fast_ms: f64,
+    reps: usize,
+    slow: (usize, usize),
+    mut reset: impl FnMut(),
+    mut f: impl FnMut() -> Result<(), E>,
+) -> Result<f64, E> {
+    let mut ms = None;
+    if est_ms < fast_ms {
+        let plan = Plan::for_estimate(est_ms, reps);
+        let both = try_time_ms(ctx, stream, plan, |_| {
+            reset();
+            f()
+        })?;
+        let copy = time_ms(ctx, stream, plan, |_| reset());
+        if both > copy {
+            ms = Some(both - copy);
+        }
+    }
+    let ms = match ms {
+        Some(ms) => ms,
+        None => try_time_reset_ms(ctx, stream, slow.0, slow.1, &mut reset, &mut f)?,
+    };
+    reset();
+    f()?;
+    stream.synchronize().expect("stream");
+    Ok(ms)
+}
+
 /// Median of a non-empty sample.
 pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));

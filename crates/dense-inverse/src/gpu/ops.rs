@@ -489,12 +489,12 @@ pub(crate) fn inverse<T: Scalar>(
 ) -> Result<Inverse<T>> {
     let dev = a.device().clone();
     // The inverse with the exact `rcond = 1/(‖A‖₁·‖A⁻¹‖₁)` of the computed `A⁻¹`.
-    let exact = |w: DeviceMatrix<T>, anorm: T::Real| -> Result<Inverse<T>> {
+    let exact = |w: DeviceMatrix<T>, anorm: T::Real, method_used: Method| -> Result<Inverse<T>> {
         let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
         let rcond = rcond_from(w.rows(), anorm, xnorm);
         Ok(Inverse {
             matrix: w,
-            method_used: method,
+            method_used,
             rcond,
             rcond_exact: true,
             norm1: anorm,
@@ -511,17 +511,11 @@ pub(crate) fn inverse<T: Scalar>(
                 // positive (the matrix is positive definite).
                 match super::bordering::blocked_in_place(op, &mut w, AUTO_BORDERING_BLOCK, anorm) {
                     Ok(min_beta) if min_beta > num_traits::Zero::zero() => {
-                        let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
-                        return Ok(Inverse {
-                            rcond: rcond_from(w.rows(), anorm, xnorm),
-                            matrix: w,
-                            method_used: Method::Bordering(
-                                Uplo::Lower,
-                                Bordering::Blocked(AUTO_BORDERING_BLOCK),
-                            ),
-                            rcond_exact: true,
-                            norm1: anorm,
-                        });
+                        let used = Method::Bordering(
+                            Uplo::Lower,
+                            Bordering::Blocked(AUTO_BORDERING_BLOCK),
+                        );
+                        return exact(w, anorm, used);
                     }
                     Ok(_) | Err(Error::SingularLeadingBlock { .. }) => {}
                     Err(e) => return Err(e),
@@ -556,14 +550,14 @@ pub(crate) fn inverse<T: Scalar>(
             let w = checked_copy(op, a)?;
             let anorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
             gauss_jordan::invert(op, &dev, &w)?;
-            exact(w, anorm)
+            exact(w, anorm, method)
         }
         Method::Bordering(uplo, variant) => {
             let (w, anorm) = match variant {
                 Bordering::Unblocked => super::bordering::unblocked(op, uplo, a)?,
                 Bordering::Blocked(b) => super::bordering::blocked(op, uplo, a, b)?,
             };
-            exact(w, anorm)
+            exact(w, anorm, method)
         }
     }
 }
