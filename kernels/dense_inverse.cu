@@ -338,19 +338,34 @@ template <class T> __device__ void zero_tri(T* a, i64 ld, int n, int lower) {
 }
 
 // *bad = 1 unless the matrix is exactly Hermitian with a real positive diagonal.
+// Tile (bi, bj), bi >= bj, of 32 x 32 (one block of 256 threads): a(i, j) == conj(a(j, i))
+// for the tile's entries below the diagonal, a(j, j) real and positive on it. Both tiles are
+// read coalesced (the mirror one through shared memory); *bad = 1 on any mismatch.
+constexpr int HERM_TILE = 32;
 template <class T> __device__ void herm_check(const T* a, i64 ld, int n, int* bad) {
-    for (int j = blockIdx.y; j < n; j += gridDim.y) {
-        for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-            bool ok;
-            if (i == j) {
-                const T d = a[at(j, j, ld)];
-                ok = im_of(d) == 0 && re_of(d) > 0;
-            } else {
-                ok = eq(a[at(i, j, ld)], conj(a[at(j, i, ld)]));
-            }
-            if (!ok) *bad = 1;
+    __shared__ T mirror_s[HERM_TILE][HERM_TILE + 1];
+    const int bi = blockIdx.x, bj = blockIdx.y;
+    if (bi < bj) return;
+    const int c = threadIdx.x % HERM_TILE, r0 = threadIdx.x / HERM_TILE;
+    // mirror_s[jj][ii] = a(bj*32 + c, bi*32 + rr): row index c runs fastest (coalesced).
+    for (int rr = r0; rr < HERM_TILE; rr += 256 / HERM_TILE) {
+        const int i = bj * HERM_TILE + c, j = bi * HERM_TILE + rr;
+        if (i < n && j < n) mirror_s[c][rr] = a[at(i, j, ld)];
+    }
+    __syncthreads();
+    bool ok = true;
+    for (int cc = r0; cc < HERM_TILE; cc += 256 / HERM_TILE) {
+        const int i = bi * HERM_TILE + c, j = bj * HERM_TILE + cc;
+        if (i >= n || j >= n || i < j) continue;
+        const T v = a[at(i, j, ld)];
+        if (i == j) {
+            ok = ok && im_of(v) == 0 && re_of(v) > 0;
+        } else {
+            // a(j, i) is mirror_s[cc][c] (its row j - bj*32 = cc, column i - bi*32 = c).
+            ok = ok && eq(v, conj(mirror_s[cc][c]));
         }
     }
+    if (!ok) *bad = 1;
 }
 
 // out[j] = a(j, j).

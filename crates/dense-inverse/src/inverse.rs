@@ -122,8 +122,8 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// (`Method::Bordering(Uplo::Lower, Bordering::Blocked(256))`, whose `b × b` Schur complements
 /// are the diagonal blocks a blocked Cholesky factors, and which is the faster SPD inverse there),
 /// kept when every pivot `β` is positive. Otherwise (a non-positive pivot, or a matrix not of
-/// that form) it takes LU with partial pivoting on the CPU and Gauss-Jordan with partial
-/// pivoting on a CUDA device, where it is the faster of the two general methods. LU and
+/// that form) it takes LU with partial pivoting, on both devices (on a CUDA device the faster
+/// of the two general methods, Gauss-Jordan being the other). LU and
 /// Cholesky report `rcond` estimated from the factors before inversion (LAPACK `gecon`/`pocon`,
 /// see [`crate::lu_rcond`]); Gauss-Jordan and bordering report the exact
 /// `1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse. A result with `rcond < ε` is returned flagged

@@ -450,8 +450,17 @@ pub(crate) fn is_hermitian_positive_diagonal<T: Scalar>(
     let (ld, ni, bp) = (ld_of(op, a.ld)?, i32_of(op, n)?, vptr(&bad));
     let mut l = s.launch_builder(&f);
     l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&bp);
+    // One block per 32 × 32 tile (blocks above the diagonal return at once).
+    let tiles = n.div_ceil(32);
+    if tiles > 65535 {
+        return Err(Error::SizeTooLarge {
+            op,
+            detail: format!("order {n} exceeds the Hermitian check's 65535 tiles of 32"),
+        }
+        .into());
+    }
     // SAFETY: (const T* a, i64 ld, int n, int* bad) match the kernel; a is n × n, bad one int.
-    unsafe { l.launch(cfg(grid2(n), 256, 0)) }.map_err(launch_error(op))?;
+    unsafe { l.launch(cfg((tiles, tiles), 256, 0)) }.map_err(launch_error(op))?;
     Ok(super::read_i32(&bad)? == 0)
 }
 

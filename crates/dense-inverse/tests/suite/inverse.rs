@@ -21,6 +21,12 @@ fn rcond_exact(n: usize, a: &[C64], x: &[C64]) -> f64 {
     1.0 / (n1(a) * n1(x))
 }
 
+/// `a` with `a(i, j)` scaled by `1 + 2⁻²⁰`, so `a(i, j) ≠ conj(a(j, i))`.
+fn nearly_hermitian<T: Scalar>(n: usize, mut a: Vec<T>, i: usize, j: usize) -> Vec<T> {
+    a[j * n + i] = a[j * n + i] * T::from_f64(1.0 + 2f64.powi(-20));
+    a
+}
+
 fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
     let n = 80;
     // Positive definite input: Cholesky on the CPU, blocked bordering on a GPU.
@@ -29,12 +35,8 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
     } else {
         Method::Cholesky(Uplo::Lower)
     };
-    // Otherwise LU on the CPU, Gauss-Jordan on a GPU.
-    let general_method = if dev.is_cuda() {
-        Method::GaussJordan
-    } else {
-        Method::Lu
-    };
+    // Otherwise LU on both devices.
+    let general_method = Method::Lu;
     let cases = [
         ("spd", spd::<T>(n, 1), spd_method),
         (
@@ -43,6 +45,13 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
             general_method,
         ),
         ("general", general::<T>(n, 3), general_method),
+        // Positive definite but for one pair of entries that are not conjugate (row 70,
+        // column 5: another 32 × 32 tile than the diagonal ones): not Hermitian.
+        (
+            "spd, one entry off",
+            nearly_hermitian(n, spd::<T>(n, 4), 70, 5),
+            general_method,
+        ),
     ];
     for (kind, a, want) in cases {
         let ad = upload(dev, n, &a);
