@@ -615,23 +615,24 @@ template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i
     for (int w = 1; w < (int)(blockDim.x >> 5); ++w) arg_better_f(v, i, red_v[w], red_i[w]);
 }
 
-// Barrier of the whole grid, for a cooperative launch (every block resident). bar[0] counts
-// the blocks arrived, bar[1] is the generation; the last block to arrive resets the count and
-// advances the generation, the others wait for it to change. The fences around it make the
-// writes of every block before the barrier visible to every block after it.
+// Barrier of the whole grid, for a cooperative launch (every block resident), in one word
+// (the scheme of cooperative groups' grid sync): each block adds to bar[0] once, block 0 adds
+// 2^31 - (gridDim.x - 1) and every other block 1, so one round adds exactly 2^31: the low 31
+// bits return to zero and the top bit flips when, and only when, the last block arrives (before
+// that the sum is short of 2^31 by at least one, which cannot carry into the top bit). A block
+// waits until the top bit differs from the one its own add saw; it sees the flip one hop after
+// the last arrival, with no reset and no second word. A block that passed may add for the next
+// round while another still waits: its add cannot flip the bit back before the waiting block
+// has passed and added too. The fences around it make the writes of every block before the
+// barrier visible to every block after it. bar[0]'s low 31 bits are zero between launches.
 __device__ __forceinline__ void grid_barrier(unsigned* bar) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile unsigned* gen = bar + 1;
-        const unsigned g = *gen;
+        const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
         __threadfence();
-        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-            atomicExch(bar, 0u);
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (*gen == g) __nanosleep(20);
-        }
+        const unsigned old = atomicAdd(bar, add);
+        const volatile unsigned* now = bar;
+        while (((old ^ *now) & 0x80000000u) == 0) {}
         __threadfence();
     }
     __syncthreads();

@@ -688,7 +688,7 @@ impl<T: Scalar> PanelScratch<T> {
             part_v: DeviceVec::zeros(dev, 2 * max_blocks)?,
             part_i: DeviceVec::zeros(dev, 2 * max_blocks)?,
             rowbuf: DeviceVec::zeros(dev, 2 * (max_blocks + 1) * kb)?,
-            bar: DeviceVec::zeros(dev, 2)?,
+            bar: DeviceVec::zeros(dev, 1)?,
         }))
     }
 }
@@ -773,8 +773,8 @@ pub(crate) fn getrf_panel<T: Scalar>(
     // int* part_i, T* rowbuf, unsigned* bar) match the kernel; a is n × n with k + kb ≤ n,
     // ipiv holds n entries and info one; part_v / part_i hold two entries per block (blocks ≤
     // max_blocks), rowbuf 2·(blocks + 1)·kb (two generations of a row per block and row j),
-    // bar two words that are zero between launches (the kernel's barrier leaves its count at
-    // zero). The dynamic shared memory is the kernel's rows × kb
+    // bar one word whose low 31 bits are zero between launches (allocated zero; each round of
+    // the kernel's barrier adds 2^31 to it). The dynamic shared memory is the kernel's rows × kb
     // panel slice plus one row; the cooperative launch fails rather than starts if the blocks
     // cannot all be resident, which the occupancy check above rules out.
     unsafe { l.launch_cooperative(cfg) }.map_err(launch_error(op))?;
