@@ -12,7 +12,8 @@
 //   diagonal; records ipiv[j] (1-based) and the first zero pivot in info.
 // * getrf_update: rank-1 update of the panel's columns right of j (a thread per row).
 // * getrf_panel: the whole panel (pivot searches, interchanges, scaling, updates) in one
-//   cooperative launch, the panel's rows spread over the blocks' shared memory.
+//   cooperative launch, the panel's rows spread over the blocks' shared memory, one grid-wide
+//   barrier per column.
 // * laswp_rows: LAPACK row interchanges ipiv[k1..k2) applied to columns outside a skipped range
 //   (a thread per column).
 // * permute_rows: gather / scatter of rows by a permutation (solves with few right-hand sides).
@@ -561,14 +562,32 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 
 // ---------------------------------------------------------------------------------------------
 // getrf_panel: the LU with partial pivoting of the panel a(k..n, k..k+kb) in one cooperative
-// launch (grid_barrier). Block b holds `rows` consecutive panel rows in shared memory (all kb columns); per
-// column j two grid-wide barriers: after the blocks' argmax partials (every block then finds
-// the same pivot p: largest |re| + |im|, the first on ties) and after the owners of rows p and
-// j staged them in `rowbuf`; then every block swaps its copy of those rows if it owns them,
-// scales its rows below j and applies the rank-1 update to the later panel columns, and finds
-// its argmax of the next column. Partials and staged rows are double-buffered by the column's
-// parity, so one barrier per use suffices; what other blocks wrote is read past L1 (ld_cg).
-// ipiv and info as getrf_pivot; the panel is written back at the end.
+// launch, with one grid-wide barrier (grid_barrier) per column. Block b holds `rows`
+// consecutive panel rows in shared memory (all kb columns).
+//
+// Column j = k + c. Before barrier c every block publishes, from its rows as they are after
+// its update by column j - 1: its argmax of column j over its rows >= j (largest |re| + |im|,
+// the first row on ties) and a copy of that candidate row (all kb columns); the block holding
+// row j also publishes row j. After barrier c every block reduces the partials to the same
+// pivot p, in the same order as getrf_pivot, so the pivots are LAPACK's; takes row p from
+// p's owner's candidate and row j from its copy, and interchanges the two among the rows it
+// holds (row p becomes row j); scales its rows below j; applies the rank-1 update to their
+// later panel columns, finding on the way its argmax of column j + 1; and publishes for
+// column j + 1.
+//
+// Why one barrier per column suffices: what is published for column j (part_v, part_i,
+// rowbuf, at the column's parity) is written only between barriers c - 1 and c and read only
+// between barriers c and c + 1. The next writes of the same parity (for column j + 2) come
+// after barrier c + 1, which no block passes before every block arrived there, i.e. finished
+// its reads of column j. So a block is at most one column ahead of any other, and the two
+// parities keep its writes for column j + 1 apart from the others' reads for column j.
+// Published values are read past L1 (ld_cg): the same addresses are read again two columns
+// later, after other blocks rewrote them.
+//
+// ipiv and info as getrf_pivot: ipiv[j] = p + 1; info the first j + 1 whose column has no
+// entry with |re| + |im| > 0 (no scaling or update then); if no entry of the column compares at
+// all (every one NaN), the pivot is row j itself, as in getrf_pivot. The panel is written
+// back at the end.
 
 __device__ __forceinline__ void arg_better_f(float& v, int& i, float v2, int i2) {
     if (v2 > v || (v2 == v && i2 < i)) {
@@ -583,15 +602,24 @@ __device__ __forceinline__ void arg_better_f(double& v, int& i, double v2, int i
     }
 }
 
-// Block-wide argmax of (v, i); every thread gets the result. Uses red_v / red_i (32 entries)
-// and two __syncthreads.
-template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i, R* red_v, int* red_i) {
+// No candidate row (the argmax of no entries, or of NaN only: NaN never compares better).
+#define PANEL_NONE 0x7fffffff
+
+// Warp-wide argmax of (v, i): every lane gets the best of the warp's pairs (largest v, then
+// smallest i). v is never NaN, so the order is total and any reduction order gives the same.
+template <class R> __device__ __forceinline__ void warp_argmax_all(R& v, int& i) {
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) {
         const R v2 = __shfl_xor_sync(0xffffffffu, v, d);
         const int i2 = __shfl_xor_sync(0xffffffffu, i, d);
         arg_better_f(v, i, v2, i2);
     }
+}
+
+// Block-wide argmax of (v, i); every thread gets the result. Writes red_v / red_i (one entry
+// per warp) and synchronizes once: the caller synchronizes again before they are next written.
+template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i, R* red_v, int* red_i) {
+    warp_argmax_all(v, i);
     if ((threadIdx.x & 31) == 0) {
         red_v[threadIdx.x >> 5] = v;
         red_i[threadIdx.x >> 5] = i;
@@ -600,26 +628,26 @@ template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i
     v = red_v[0];
     i = red_i[0];
     for (int w = 1; w < (int)(blockDim.x >> 5); ++w) arg_better_f(v, i, red_v[w], red_i[w]);
-    __syncthreads();
 }
 
-// Barrier of the whole grid, for a cooperative launch (every block resident). bar[0] counts
-// the blocks arrived, bar[1] is the generation; the last block to arrive resets the count and
-// advances the generation, the others wait for it to change. The fences around it make the
-// writes of every block before the barrier visible to every block after it.
+// Barrier of the whole grid, for a cooperative launch (every block resident), in one word
+// (the scheme of cooperative groups' grid sync): each block adds to bar[0] once, block 0 adds
+// 2^31 - (gridDim.x - 1) and every other block 1, so one round adds exactly 2^31: the low 31
+// bits return to zero and the top bit flips when, and only when, the last block arrives (before
+// that the sum is short of 2^31 by at least one, which cannot carry into the top bit). A block
+// waits until the top bit differs from the one its own add saw; it sees the flip one hop after
+// the last arrival, with no reset and no second word. A block that passed may add for the next
+// round while another still waits: its add cannot flip the bit back before the waiting block
+// has passed and added too. The fences around it make the writes of every block before the
+// barrier visible to every block after it. bar[0]'s low 31 bits are zero between launches.
 __device__ __forceinline__ void grid_barrier(unsigned* bar) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile unsigned* gen = bar + 1;
-        const unsigned g = *gen;
+        const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
         __threadfence();
-        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-            atomicExch(bar, 0u);
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (*gen == g) __nanosleep(20);
-        }
+        const unsigned old = atomicAdd(bar, add);
+        const volatile unsigned* now = bar;
+        while (((old ^ *now) & 0x80000000u) == 0) {}
         __threadfence();
     }
     __syncthreads();
@@ -639,6 +667,28 @@ __device__ __forceinline__ cf64 ld_cg(const cf64* p) {
     return {v.x, v.y};
 }
 
+// getrf_panel's publication for column j: the block's argmax partial (bv, bi) into part_v[b],
+// part_i[b]; its candidate row bi (all kb columns) into pub[b * kb ..]; and, from the block
+// holding row j, row j into pub[G * kb ..]. part_v, part_i and pub point at the column's
+// parity. S is the block's rows r0..r1 (leading dimension `rows`).
+template <class T, class R>
+__device__ __forceinline__ void panel_publish(const T* S, int rows, int kb, int r0, int r1, int j, R bv, int bi,
+                                              R* part_v, int* part_i, T* pub) {
+    const int b = blockIdx.x, G = gridDim.x;
+    if (threadIdx.x == 0) {
+        part_v[b] = bv;
+        part_i[b] = bi;
+    }
+    const bool has_cand = bi != PANEL_NONE, has_j = j >= r0 && j < r1;
+    for (int e = threadIdx.x; e < 2 * kb; e += blockDim.x) {
+        if (e < kb) {
+            if (has_cand) pub[(i64)b * kb + e] = S[(bi - r0) + e * rows];
+        } else if (has_j) {
+            pub[(i64)G * kb + (e - kb)] = S[(j - r0) + (e - kb) * rows];
+        }
+    }
+}
+
 template <class T>
 __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
                             typename Real<T>::type* part_v, int* part_i, T* rowbuf, unsigned* bar) {
@@ -646,73 +696,90 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
     extern __shared__ unsigned char smem_raw[];
     __shared__ R red_v[32];
     __shared__ int red_i[32];
-    const int G = gridDim.x, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
+    const int G = gridDim.x, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x, lane = tid & 31;
     const int m = n - k;
     const int rows = (m + G - 1) / G;
     const int r0 = k + b * rows;
     const int r1 = min(n, r0 + rows);
-    const int nr = max(0, r1 - r0);
+    const int nr = max(0, r1 - r0);  // blocks past the end hold no rows
     T* S = reinterpret_cast<T*>(smem_raw);  // nr x kb used, leading dimension rows
     T* prow = S + (i64)rows * kb;            // the pivot row, kb entries
+    // rowbuf per parity: the G blocks' candidate rows, then row j (kb entries each).
+    const i64 pub_len = (i64)(G + 1) * kb;
     for (int e = tid; e < nr * kb; e += bd) {
         const int r = e % nr, c = e / nr;
         S[r + c * rows] = a[at(r0 + r, k + c, ld)];
     }
     __syncthreads();
     R bv = -1;
-    int bi = 0x7fffffff;
+    int bi = PANEL_NONE;
     for (int r = tid; r < nr; r += bd) arg_better_f(bv, bi, abs1(S[r]), r0 + r);
+    block_argmax_all(bv, bi, red_v, red_i);
+    panel_publish(S, rows, kb, r0, r1, k, bv, bi, part_v, part_i, rowbuf);
     for (int c = 0; c < kb; ++c) {
         const int j = k + c, par = c & 1;
-        block_argmax_all(bv, bi, red_v, red_i);
-        if (tid == 0) {
-            part_v[par * G + b] = bv;
-            part_i[par * G + b] = bi;
-        }
         grid_barrier(bar);
+        // The pivot: every warp reduces all partials itself (no block synchronization), and
+        // every warp of every block finds the same (p, value).
         R gv = -1;
-        int gi = 0x7fffffff;
-        for (int q = tid; q < G; q += bd) arg_better_f(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
-        block_argmax_all(gv, gi, red_v, red_i);
-        const int p = gi;
+        int gi = PANEL_NONE;
+        for (int q = lane; q < G; q += 32) arg_better_f(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
+        warp_argmax_all(gv, gi);
+        const int p = gi == PANEL_NONE ? j : gi;
         const bool zero_piv = !(gv > 0);
-        T* buf = rowbuf + (i64)par * 2 * kb;
-        if (p >= r0 && p < r1)
-            for (int cc = tid; cc < kb; cc += bd) buf[cc] = S[(p - r0) + cc * rows];
-        if (j >= r0 && j < r1)
-            for (int cc = tid; cc < kb; cc += bd) buf[kb + cc] = S[(j - r0) + cc * rows];
         if (b == 0 && tid == 0) {
             ipiv[j] = p + 1;
             if (zero_piv && *info == 0) *info = j + 1;
         }
-        grid_barrier(bar);
-        for (int cc = tid; cc < kb; cc += bd) prow[cc] = ld_cg(&buf[cc]);
-        __syncthreads();
-        if (p != j) {
-            if (j >= r0 && j < r1)
-                for (int cc = tid; cc < kb; cc += bd) S[(j - r0) + cc * rows] = prow[cc];
-            if (p >= r0 && p < r1)
-                for (int cc = tid; cc < kb; cc += bd) S[(p - r0) + cc * rows] = ld_cg(&buf[kb + cc]);
+        // Row p as published by its owner (row j itself when p == j), and row j's copy.
+        const T* pub = rowbuf + par * pub_len;
+        const T* jrow = pub + (i64)G * kb;
+        const T* prow_g = p == j ? jrow : pub + (i64)((p - k) / rows) * kb;
+        const bool swap = p != j;
+        const bool has_j = swap && j >= r0 && j < r1, has_p = swap && p >= r0 && p < r1;
+        for (int cc = tid; cc < kb; cc += bd) {
+            const T v = ld_cg(&prow_g[cc]);
+            prow[cc] = v;
+            if (has_j) S[(j - r0) + cc * rows] = v;
+            if (has_p) S[(p - r0) + cc * rows] = ld_cg(&jrow[cc]);
         }
         __syncthreads();
-        // Rows of this block below j: from local row lo on.
+        // Rows of this block below j: local rows lo..nr.
         const int lo = max(0, j + 1 - r0);
+        const int cnt = max(0, nr - lo);
         if (!zero_piv) {
             const T rcp = div_s(one_t<T>(), prow[c]);
             for (int r = lo + tid; r < nr; r += bd) S[r + c * rows] = mul(S[r + c * rows], rcp);
             __syncthreads();
-            const int w = kb - c - 1;
-            const int cnt = max(0, nr - lo);
-            for (int e = tid; e < cnt * w; e += bd) {
-                const int r = lo + e % cnt, c2 = c + 1 + e / cnt;
-                S[r + c2 * rows] = madd(neg(S[r + c * rows]), prow[c2], S[r + c2 * rows]);
-            }
-            __syncthreads();
         }
+        if (c + 1 == kb) break;
+        // Rank-1 update of columns c+1..kb of rows lo..nr (element e: row lo + e % cnt, column
+        // c + 1 + e / cnt, stepped without dividing), and the argmax of column c + 1 over them.
         bv = -1;
-        bi = 0x7fffffff;
-        if (c + 1 < kb)
-            for (int r = lo + tid; r < nr; r += bd) arg_better_f(bv, bi, abs1(S[r + (c + 1) * rows]), r0 + r);
+        bi = PANEL_NONE;
+        const int w = kb - c - 1;
+        if (cnt > 0) {
+            const int dr = bd % cnt, dc = bd / cnt;
+            int r = tid % cnt, c2 = tid / cnt;
+            for (int e = tid; e < cnt * w; e += bd) {
+                T* s = &S[(lo + r) + (c + 1 + c2) * rows];
+                T v = *s;
+                if (!zero_piv) {
+                    v = madd(neg(S[(lo + r) + c * rows]), prow[c + 1 + c2], v);
+                    *s = v;
+                }
+                if (c2 == 0) arg_better_f(bv, bi, abs1(v), r0 + lo + r);
+                r += dr;
+                c2 += dc;
+                if (r >= cnt) {
+                    r -= cnt;
+                    ++c2;
+                }
+            }
+        }
+        block_argmax_all(bv, bi, red_v, red_i);
+        const int np = par ^ 1;
+        panel_publish(S, rows, kb, r0, r1, j + 1, bv, bi, part_v + np * G, part_i + np * G, rowbuf + np * pub_len);
     }
     __syncthreads();
     for (int e = tid; e < nr * kb; e += bd) {

@@ -665,8 +665,9 @@ const PANEL_THREADS: u32 = 256;
 /// Fewest panel rows a `getrf_panel` block is given (fewer blocks for short panels).
 const PANEL_MIN_ROWS: usize = 16;
 
-/// Device scratch of `getrf_panel` for grids of up to `max_blocks` blocks: the blocks' argmax
-/// partials (two generations), the two staged rows (two generations) and the grid barrier.
+/// Device scratch of `getrf_panel` for grids of up to `max_blocks` blocks, two generations (a
+/// column's parity) of each published item: the blocks' argmax partials, their candidate pivot
+/// rows and row `j`; and the grid barrier.
 pub(crate) struct PanelScratch<T: Scalar> {
     max_blocks: usize,
     part_v: DeviceVec<T::Real>,
@@ -695,8 +696,8 @@ impl<T: Scalar> PanelScratch<T> {
             max_blocks,
             part_v: DeviceVec::zeros(dev, 2 * max_blocks)?,
             part_i: DeviceVec::zeros(dev, 2 * max_blocks)?,
-            rowbuf: DeviceVec::zeros(dev, 4 * kb)?,
-            bar: DeviceVec::zeros(dev, 2)?,
+            rowbuf: DeviceVec::zeros(dev, 2 * (max_blocks + 1) * kb)?,
+            bar: DeviceVec::zeros(dev, 1)?,
         }))
     }
 }
@@ -704,7 +705,7 @@ impl<T: Scalar> PanelScratch<T> {
 /// `getrf_panel(a, ld, n, k, kb, ipiv, info, part_v, part_i, rowbuf, bar)`: the LU with
 /// partial pivoting of the panel `a(k..n, k..k + kb)` in one cooperative launch (pivots into
 /// `ipiv[k..k + kb]`, the first zero pivot into `info`), the rows spread over at most one block
-/// per multiprocessor. Returns `false`, launching nothing, when the panel's rows do not fit
+/// per multiprocessor, one grid-wide barrier per column. Returns `false`, launching nothing, when the panel's rows do not fit
 /// the blocks' shared memory or the blocks cannot all be resident; the caller then uses
 /// [`getrf_pivot`] and [`getrf_update`].
 #[allow(clippy::too_many_arguments)]
@@ -719,7 +720,12 @@ pub(crate) fn getrf_panel<T: Scalar>(
     sc: &PanelScratch<T>,
 ) -> Result<bool> {
     let n = a.rows;
-    assert!(k + kb <= n && k + kb <= a.cols && ipiv.len() >= n && 4 * kb <= sc.rowbuf.len());
+    assert!(
+        k + kb <= n
+            && k + kb <= a.cols
+            && ipiv.len() >= n
+            && 2 * (sc.max_blocks + 1) * kb <= sc.rowbuf.len()
+    );
     let m = n - k;
     if m == 0 || kb == 0 {
         return Ok(true);
@@ -775,8 +781,9 @@ pub(crate) fn getrf_panel<T: Scalar>(
     // SAFETY: (T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, Real* part_v,
     // int* part_i, T* rowbuf, unsigned* bar) match the kernel; a is n × n with k + kb ≤ n,
     // ipiv holds n entries and info one; part_v / part_i hold two entries per block (blocks ≤
-    // max_blocks), rowbuf 4·kb, bar two words that are zero between launches (the kernel's
-    // barrier leaves its count at zero). The dynamic shared memory is the kernel's rows × kb
+    // max_blocks), rowbuf 2·(blocks + 1)·kb (two generations of a row per block and row j),
+    // bar one word whose low 31 bits are zero between launches (allocated zero; each round of
+    // the kernel's barrier adds 2^31 to it). The dynamic shared memory is the kernel's rows × kb
     // panel slice plus one row; the cooperative launch fails rather than starts if the blocks
     // cannot all be resident, which the occupancy check above rules out.
     unsafe { l.launch_cooperative(cfg) }.map_err(launch_error(op))?;

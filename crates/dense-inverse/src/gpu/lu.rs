@@ -337,3 +337,194 @@ pub(crate) fn getri<T: Scalar>(
     drop(w);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    //! The cooperative panel kernel (`getrf_panel`) against the per-column kernels
+    //! (`getrf_pivot` + `getrf_update`) on the same panels, on CUDA only (skipped without a
+    //! GPU): the same `info`, and the same pivots and factors bit for bit (both do the same
+    //! operations in the same order, so any difference is a bug in the staging, interchanges
+    //! or barriers), except for complex random data, whose products the two kernels' machine
+    //! code may round differently (a contracted multiply-add), which can turn a near-tie;
+    //! for every input `P·A = L·U` on the panel within rounding, `|l| ≤ 1` (`√2` for complex:
+    //! the pivot is largest in `|re| + |im|`), nothing written outside the panel.
+    use super::*;
+    use gpu_blas::testing::{cuda_test_device, random_values, under_sanitizer};
+    use ndarray::Array2;
+    use num_complex::Complex64 as C64;
+
+    const OP: &str = "getrf_panel test";
+
+    /// `(n, kk, kb)`: panel `a(kk..n, kk..kk + kb)` of an `n × (kk + kb)` matrix. Some grids
+    /// have one block (fewer than 16 rows), some end in blocks without rows (n = 2200 on 132
+    /// multiprocessors: 17 rows per block), some need over 48 KiB of shared memory per block.
+    const CASES: &[(usize, usize, usize)] = &[
+        (1, 0, 1),
+        (2, 0, 2),
+        (15, 0, 15),
+        (40, 0, 40),
+        (64, 0, 64),
+        (100, 36, 64),
+        (300, 64, 17),
+        (1000, 0, 64),
+        (2200, 0, 64),
+        (2200, 128, 64),
+        (8000, 0, 64),
+        (20000, 64, 64),
+    ];
+
+    /// The factored matrix, `ipiv[kk..kk + kb]` and `info`.
+    type Factored<T> = (Array2<T>, Vec<i32>, i32);
+
+    fn factor<T: Scalar>(
+        dev: &Device,
+        (n, kk, kb): (usize, usize, usize),
+        a: &[T],
+        panel: bool,
+    ) -> Factored<T> {
+        let m = DeviceMatrix::from_col_major(dev, n, kk + kb, n, a.to_vec()).unwrap();
+        let d = Dense::of(OP, &m).unwrap();
+        let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
+        let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
+        if panel {
+            let sc = k::PanelScratch::<T>::new(OP, dev, kb)
+                .unwrap()
+                .expect("the device launches cooperative grids");
+            let fits = k::getrf_panel(OP, dev, d, kk, kb, &ipiv, &info, &sc).unwrap();
+            assert!(fits, "n = {n}, kb = {kb}: the panel kernel declined");
+        } else {
+            factor_panel(OP, dev, d, (kk, kb), &ipiv, &info, None).unwrap();
+        }
+        let piv = ipiv.to_vec().unwrap()[kk..kk + kb].to_vec();
+        (m.to_array().unwrap(), piv, info.to_vec().unwrap()[0])
+    }
+
+    /// Small integers (−2..=2, many ties in |re| + |im|), every fifth row from 10 on a copy of
+    /// the row 7 above it (ties in every column), and the panel's fourth column zero (a zero
+    /// pivot there, `info = kk + 4`) when the panel has one.
+    fn ties<T: Scalar>((n, kk, kb): (usize, usize, usize), seed: u64) -> Vec<T> {
+        let mut a: Vec<T> = random_values::<f64>(n * (kk + kb), seed)
+            .iter()
+            .map(|v| T::from_f64((v * 2.49).round()))
+            .collect();
+        for c in 0..kk + kb {
+            for i in (10..n).step_by(5) {
+                a[c * n + i] = a[c * n + i - 7];
+            }
+        }
+        if kb > 3 {
+            let c = kk + 3;
+            a[c * n..(c + 1) * n].fill(T::zero());
+        }
+        a
+    }
+
+    /// `P·A = L·U` on the panel within `64·kb·ε·max|A|`, `|l| ≤ 1` (`√2` for complex) up to
+    /// rounding; outside the panel unchanged.
+    fn assert_factored<T: Scalar>(
+        (n, kk, kb): (usize, usize, usize),
+        a: &[T],
+        (f, piv, _): &Factored<T>,
+    ) {
+        let m = n - kk;
+        let cols = kk + kb;
+        for j in 0..cols {
+            for i in 0..n {
+                if i < kk || j < kk {
+                    assert!(
+                        f[(i, j)] == a[j * n + i],
+                        "({i}, {j}) outside the panel written"
+                    );
+                }
+            }
+        }
+        // Rows of the panel, original values, interchanged as recorded.
+        let mut pa: Vec<C64> = vec![C64::new(0.0, 0.0); m * kb];
+        for c in 0..kb {
+            for r in 0..m {
+                pa[c * m + r] = a[(kk + c) * n + kk + r].to_c64();
+            }
+        }
+        for (c, &p) in piv.iter().enumerate() {
+            let p = p as usize - 1;
+            assert!(
+                p >= kk + c && p < n,
+                "ipiv[{}] = {} out of range",
+                kk + c,
+                p + 1
+            );
+            for cc in 0..kb {
+                pa.swap(cc * m + c, cc * m + p - kk);
+            }
+        }
+        let amax = a.iter().map(|v| v.to_c64().norm()).fold(0.0, f64::max);
+        let eps = T::epsilon().to_c64().re;
+        let tol = 64.0 * kb as f64 * eps * amax;
+        let lmax = if T::IS_COMPLEX { 2f64.sqrt() } else { 1.0 } * (1.0 + 4.0 * eps);
+        for c in 0..kb {
+            for r in c + 1..m {
+                let l = f[(kk + r, kk + c)].to_c64().norm();
+                assert!(
+                    l <= lmax,
+                    "{} n = {n}: |l({r}, {c})| = {l} > {lmax}",
+                    T::PREFIX
+                );
+            }
+        }
+        for c in 0..kb {
+            for r in 0..m {
+                let mut s = C64::new(0.0, 0.0);
+                for t in 0..=c.min(r) {
+                    let l = if t == r {
+                        C64::new(1.0, 0.0)
+                    } else {
+                        f[(kk + r, kk + t)].to_c64()
+                    };
+                    s += l * f[(kk + t, kk + c)].to_c64();
+                }
+                let d = (s - pa[c * m + r]).norm();
+                assert!(
+                    d <= tol,
+                    "{} n = {n}, panel ({kk}, {kb}): |(P·A − L·U)({r}, {c})| = {d:e} > {tol:e}",
+                    T::PREFIX
+                );
+            }
+        }
+    }
+
+    fn panel_vs_columns<T: Scalar>(dev: &Device) {
+        for &case in CASES {
+            let (n, kk, kb) = case;
+            if under_sanitizer() && n > 1000 {
+                continue;
+            }
+            let inputs = [
+                random_values::<T>(n * (kk + kb), n as u64 + 11),
+                ties::<T>(case, n as u64 + 12),
+            ];
+            for (x, a) in inputs.iter().enumerate() {
+                let got = factor(dev, case, a, true);
+                assert_factored(case, a, &got);
+                let want = factor(dev, case, a, false);
+                let what = format!("{} n = {n}, panel ({kk}, {kb}), input {x}", T::PREFIX);
+                assert_eq!(got.2, want.2, "{what}: info");
+                // Real-valued complex data (the small integers) rounds like real data.
+                if !T::IS_COMPLEX || x == 1 {
+                    assert_eq!(got.1, want.1, "{what}: pivots");
+                    assert!(got.0 == want.0, "{what}: factors differ");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn getrf_panel_matches_per_column_kernels() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        panel_vs_columns::<f32>(&dev);
+        panel_vs_columns::<f64>(&dev);
+        panel_vs_columns::<num_complex::Complex32>(&dev);
+        panel_vs_columns::<num_complex::Complex64>(&dev);
+    }
+}
