@@ -23,7 +23,7 @@ fn rcond_exact(n: usize, a: &[C64], x: &[C64]) -> f64 {
 
 /// `a` with `a(i, j)` scaled by `1 + 2⁻²⁰`, so `a(i, j) ≠ conj(a(j, i))`.
 fn nearly_hermitian<T: Scalar>(n: usize, mut a: Vec<T>, i: usize, j: usize) -> Vec<T> {
-    a[j * n + i] = a[j * n + i] * T::from_f64(1.0 + 2f64.powi(-20));
+    a[j * n + i] *= T::from_f64(1.0 + 2f64.powi(-20));
     a
 }
 
