@@ -433,11 +433,50 @@ template <class T> __device__ __forceinline__ T warp_sum_t(T v) {
     return v;
 }
 
+// Exchanges a plain-old-data value with lane ^ mask, four bytes at a time.
+template <class A> __device__ __forceinline__ A shfl_xor_t(A v, int mask) {
+    static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_xor_sync(0xffffffffu, u.w[k], mask);
+    return u.a;
+}
+
+// One halving step of warp_sum16: v[0..2H) becomes v[0..H), each the sum of this lane's and
+// lane ^ 2H's values of one index (the lower H indices where bit 2H of the lane is clear, the
+// upper H where it is set).
+template <int H, class T> __device__ __forceinline__ void warp_halve(T (&v)[16], int lane) {
+    const bool upper = (lane & (2 * H)) != 0;
+#pragma unroll
+    for (int k = 0; k < H; ++k) {
+        const T send = upper ? v[k] : v[k + H];
+        const T keep = upper ? v[k + H] : v[k];
+        v[k] = add(keep, shfl_xor_t(send, 2 * H));
+    }
+}
+
+// Sixteen sums over a warp at once (every lane must call): afterwards v[0] in lanes l and
+// l ^ 1 holds the sum over the warp of v[l >> 1]. 16 shuffles (per four bytes of T) where 16
+// separate warp sums take 80.
+template <class T> __device__ __forceinline__ void warp_sum16(T (&v)[16]) {
+    const int lane = threadIdx.x & 31;
+    warp_halve<8>(v, lane);
+    warp_halve<4>(v, lane);
+    warp_halve<2>(v, lane);
+    warp_halve<1>(v, lane);
+    v[0] = add(v[0], shfl_xor_t(v[0], 1));
+}
+
 // v with its imaginary part dropped (a Hermitian matrix's diagonal).
 template <class T> __device__ __forceinline__ T real_only(T v) { return of_real(v, re_of(v)); }
 
-constexpr int BORD_TILE = 64;   // tile of the triangle: BORD_TILE x BORD_TILE, 256 threads
+constexpr int BORD_TILE = 64;    // tile of the triangle: BORD_TILE x BORD_TILE, 256 threads
+constexpr int BORD_GROUPS = 4;   // column groups of a tile (256 threads / BORD_TILE rows)
+constexpr int BORD_CPT = BORD_TILE / BORD_GROUPS; // columns per thread (16, as warp_sum16 sums)
 constexpr int BORD_BORDER = 256; // rows of the new border column per block
+static_assert(BORD_GROUPS * BORD_TILE == 256 && BORD_GROUPS == 4 && BORD_CPT == 16,
+              "bord_step: 256 threads, four row partials, 16 columns per thread as warp_sum16 sums");
 
 // Tile (ti, tj), ti <= tj, of the upper triangle from its linear index k (column-major order
 // of tiles: k = tj (tj + 1) / 2 + ti).
@@ -459,48 +498,65 @@ __device__ void bord_step(T* a, i64 ld, int m, const T* __restrict__ q, const ty
     const T* r = a + (i64)(m + 1) * ld; // the next border column (rows 0..m), when has_r
     if ((int)blockIdx.x < ntri) {
         __shared__ T qj_s[BORD_TILE], rj_s[BORD_TILE];
-        __shared__ T rowpart[4][BORD_TILE], colpart[2][BORD_TILE];
+        __shared__ T rowpart[BORD_GROUPS][BORD_TILE], colpart[2][BORD_TILE];
+        // Odd steps visit the tiles in reverse order, so that a step starts on the tiles the
+        // previous one touched last (the part of the triangle still in L2).
+        const int kt = (m & 1) ? ntri - 1 - (int)blockIdx.x : (int)blockIdx.x;
         int ti, tj;
-        tri_tile(blockIdx.x, ti, tj);
+        tri_tile(kt, ti, tj);
         const int i0 = ti * BORD_TILE, j0 = tj * BORD_TILE;
+        // Thread (li, g): row i0 + li, columns j0 + g + BORD_GROUPS k for k < BORD_CPT; a warp
+        // is 32 consecutive rows of one column group.
+        const int li = threadIdx.x % BORD_TILE, g = threadIdx.x / BORD_TILE, lane = threadIdx.x & 31;
+        const int i = i0 + li;
+        const bool row_ok = i < m;
+        // All of the thread's elements are loaded before any is stored (a store to a could alias
+        // a later load, so the compiler keeps loads after earlier stores): BORD_CPT loads in
+        // flight per thread.
+        T w[BORD_CPT];
+#pragma unroll
+        for (int k = 0; k < BORD_CPT; ++k) {
+            const int j = j0 + g + BORD_GROUPS * k;
+            w[k] = (row_ok && j < m && i <= j) ? a[i + (i64)j * ld] : zero<T>();
+        }
+        const T qi = row_ok ? mul(q[i], of_real(zero<T>(), binv)) : zero<T>();
+        const T ri = (has_r && row_ok) ? r[i] : zero<T>();
         if (threadIdx.x < BORD_TILE) {
             const int j = j0 + threadIdx.x;
             qj_s[threadIdx.x] = j < m ? conj(q[j]) : zero<T>();
             rj_s[threadIdx.x] = (has_r && j < m) ? r[j] : zero<T>();
         }
         __syncthreads();
-        const int li = threadIdx.x % BORD_TILE, g = threadIdx.x / BORD_TILE, half = li / 32;
-        const int i = i0 + li;
-        const bool row_ok = i < m;
-        const T qi = row_ok ? mul(q[i], of_real(zero<T>(), binv)) : zero<T>();
-        const T ri = (has_r && row_ok) ? r[i] : zero<T>();
+        // Update and store; w[k] becomes the element's part of its column sum
+        // y_j += sum_{i < j} conj(w_ij) r_i (the strict upper part only), the row sum
+        // y_i += sum_j w_ij r_j accumulates in yrow.
         T yrow = zero<T>();
-        for (int c = g; c < BORD_TILE; c += 4) {
-            const int j = j0 + c;
+#pragma unroll
+        for (int k = 0; k < BORD_CPT; ++k) {
+            const int c = g + BORD_GROUPS * k, j = j0 + c;
             T col = zero<T>();
             if (row_ok && j < m && i <= j) {
-                T* p = a + i + (i64)j * ld;
-                T w = madd(qi, qj_s[c], *p);
-                if (i == j) w = real_only(w);
-                *p = w;
+                T v = madd(qi, qj_s[c], w[k]);
+                if (i == j) v = real_only(v);
+                a[i + (i64)j * ld] = v;
                 if (has_r) {
-                    yrow = madd(w, rj_s[c], yrow);
-                    if (i < j) col = mul(conj(w), ri);
+                    yrow = madd(v, rj_s[c], yrow);
+                    if (i < j) col = mul(conj(v), ri);
                 }
             }
-            if (has_r) {
-                col = warp_sum_t(col);
-                if ((threadIdx.x & 31) == 0) colpart[half][c] = col;
-            }
+            w[k] = col;
         }
         if (!has_r) return;
+        // The warp's 32 rows of each of its 16 columns summed at once: column g + 4 (lane >> 1)
+        // in the even lanes.
+        warp_sum16(w);
+        if ((lane & 1) == 0) colpart[li / 32][g + BORD_GROUPS * (lane >> 1)] = w[0];
         rowpart[g][li] = yrow;
         __syncthreads();
         if (threadIdx.x < BORD_TILE) {
             const int k = threadIdx.x;
             const int ir = i0 + k, jc = j0 + k;
             if (ir < m) atomic_add_t(&y[ir], add(add(rowpart[0][k], rowpart[1][k]), add(rowpart[2][k], rowpart[3][k])));
-            // Column sums: y_j += sum_{i < j} conj(w_ij) r_i (the strict upper part only).
             if (jc < m) atomic_add_t(&y[jc], add(colpart[0][k], colpart[1][k]));
         }
         return;
@@ -538,11 +594,28 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
     __shared__ R part[32];
     const T* r = a + (i64)t * ld;
     R acc = 0;
-    for (int i = threadIdx.x; i < t; i += blockDim.x) {
-        const T qi = neg(y[i]);
-        q[i] = qi;
-        y[i] = zero<T>();
-        acc += re_of(mul(conj(r[i]), qi));
+    // Rows i = threadIdx.x + k blockDim.x in increasing k, in batches of U (32 bytes of y and
+    // of r per thread) loaded before any is stored (q and y could alias the loads as far as the
+    // compiler knows).
+    constexpr int U = 32 / (int)sizeof(T);
+    for (int base = 0; base < t; base += U * (int)blockDim.x) {
+        T yv[U], rv[U];
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const int i = base + k * (int)blockDim.x + (int)threadIdx.x;
+            yv[k] = i < t ? y[i] : zero<T>();
+            rv[k] = i < t ? r[i] : zero<T>();
+        }
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const int i = base + k * (int)blockDim.x + (int)threadIdx.x;
+            if (i < t) {
+                const T qi = neg(yv[k]);
+                q[i] = qi;
+                y[i] = zero<T>();
+                acc += re_of(mul(conj(rv[k]), qi));
+            }
+        }
     }
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, d);

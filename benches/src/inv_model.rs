@@ -66,15 +66,38 @@ pub fn bordering_step_bytes(n: usize, elem: usize) -> f64 {
 }
 
 /// The note of an unblocked bordering row: that traffic, its rate over the whole call and the
-/// share of the copy bandwidth measured in the run (a lower bound for the steps themselves).
-pub fn bordering_traffic_note(n: usize, elem: usize, ms: f64, copy_gbps: f64) -> String {
+/// share of the copy bandwidth measured in the run (a lower bound for the steps themselves);
+/// with `half_ms`, the time of the same call on the leading `n/2 × n/2` block, also the rate of
+/// the steps on triangles of order `n/2` and more: the traffic difference over the time
+/// difference (the larger, memory-bound steps; the call's O(n²) work outside the steps stays
+/// in, a fraction of a percent at the benchmarked orders).
+pub fn bordering_traffic_note(
+    n: usize,
+    elem: usize,
+    ms: f64,
+    half_ms: Option<f64>,
+    copy_gbps: f64,
+) -> String {
     let bytes = bordering_step_bytes(n, elem);
     let gbps = bytes / (ms * 1e6);
-    format!(
+    let mut note = format!(
         "triangle traffic {:.0} GB at {gbps:.0} GB/s, {:.0}% of copy",
         bytes / 1e9,
         100.0 * gbps / copy_gbps
-    )
+    );
+    if let Some(h) = half_ms {
+        let dt = ms - h;
+        note += &if dt > 0.0 {
+            let g = (bytes - bordering_step_bytes(n / 2, elem)) / (dt * 1e6);
+            format!(
+                "; steps t ≥ n/2 at {g:.0} GB/s, {:.0}%",
+                100.0 * g / copy_gbps
+            )
+        } else {
+            format!("; n/2 call {h:.1} ms, no faster")
+        };
+    }
+    note
 }
 
 /// TFLOP/s of `flops` done in `ms` milliseconds.
@@ -420,8 +443,16 @@ mod tests {
         // 8000 f32: 6.83e11 bytes; in 0.3 s on a 3000 GB/s device, 76 % of copy.
         let b = bordering_step_bytes(8000, 4);
         assert!((b / 6.826e11 - 1.0).abs() < 1e-3, "{b}");
-        let note = bordering_traffic_note(8000, 4, 300.0, 3000.0);
-        assert!(note.contains("683 GB at 2276 GB/s, 76% of copy"), "{note}");
+        let note = bordering_traffic_note(8000, 4, 300.0, None, 3000.0);
+        assert!(note.ends_with("683 GB at 2276 GB/s, 76% of copy"), "{note}");
+        // Steps of order 4000..8000: 6.826e11 − 8.533e10 = 5.973e11 bytes in 300 − 50 ms.
+        let note = bordering_traffic_note(8000, 4, 300.0, Some(50.0), 3000.0);
+        assert!(
+            note.ends_with("76% of copy; steps t ≥ n/2 at 2389 GB/s, 80%"),
+            "{note}"
+        );
+        let note = bordering_traffic_note(8000, 4, 30.0, Some(40.0), 3000.0);
+        assert!(note.ends_with("; n/2 call 40.0 ms, no faster"), "{note}");
     }
 
     #[test]

@@ -36,7 +36,9 @@ Hermitian, positive definite, condition number near 1). Ours: `cholesky_inverse(
 256 and 512, and `inverse(Auto)`; the unblocked bordering row's note gives the least traffic \
 of its steps (each reads and writes the stored triangle of the current inverse once: \
 (n−1)n(n+1)/3 elements) and that traffic's rate over the whole call as a share of the copy \
-bandwidth; baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
+bandwidth, and the rate of the steps of order n/2 and more: the traffic difference over the \
+time difference between the call and the same call on the leading n/2 × n/2 block (timed \
+alike, not in the table); baseline: cuSOLVER `<t>potrf` + `<t>potri` on the lower triangle (one \
 workspace, the larger of the two queries); cuSOLVER's result is the lower triangle, ours the \
 full matrix. \
 cuSOLVER runs on the device's stream, in place: before every call its input is restored by a \
@@ -535,7 +537,17 @@ fn block<T: CusolverInv>(
         let mut note = String::new();
         let mut ours_resid = None;
         if let (Ok(ms), Ours::BorderingUnblocked) = (&ours, m) {
-            note = model::bordering_traffic_note(n, std::mem::size_of::<T>(), *ms, cx.copy_gbps);
+            let half = bordering_half_ms(cx, orig, n);
+            if let Err(e) = &half {
+                warning.push(format!("n/2 call: {e}"));
+            }
+            note = model::bordering_traffic_note(
+                n,
+                std::mem::size_of::<T>(),
+                *ms,
+                half.ok(),
+                cx.copy_gbps,
+            );
         }
         if let (Ok(_), Some((x, used))) = (&ours, &last) {
             if let Some(used) = used {
@@ -621,6 +633,21 @@ fn block<T: CusolverInv>(
         }
     }
     Ok(())
+}
+
+/// The unblocked bordering inverse of the leading `n/2 × n/2` block of `orig` (a view; the
+/// call works on its own compact copy), timed as the full call is: the unblocked row's note
+/// takes the steps of order `n/2` and more from the difference.
+fn bordering_half_ms<T: Scalar>(
+    cx: &InvCtx<'_>,
+    orig: &DeviceMatrix<T>,
+    n: usize,
+) -> Result<f64, String> {
+    let h = n / 2;
+    let lead = orig.block(0, 0, h, h).map_err(|e| e.to_string())?;
+    measure_new(cx, || {
+        dense_inverse::bordering_inverse(Uplo::Lower, lead, Bordering::Unblocked)
+    })
 }
 
 /// [`measure`] for a call returning a new value, dropped before the next call.

@@ -99,6 +99,15 @@ fn breakdown<T: Scalar>(dev: &gpu_blas::Device) {
     assert_eq!(download(&m), a, "buffer written on error");
 }
 
+/// The unblocked steps on full complex 64 × 64 tiles of the triangle (above and on the
+/// diagonal) and a partial last tile column.
+fn unblocked_complex_tiles<T: Scalar>(dev: &gpu_blas::Device) {
+    let n = 200;
+    let a = spd::<T>(n, 9);
+    let x = bordering_inverse(Uplo::Upper, &upload(dev, n, &a), Bordering::Unblocked);
+    assert_inverse(n, &a, &download(&x.unwrap()), "unblocked bordering 200");
+}
+
 gpu_blas::device_tests! {
     fn bordering_all_types(dev) { for_all_types!(spd_and_indefinite, dev); }
     fn bordering_in_place_view(dev) { for_all_types!(in_place_view, dev); }
@@ -114,5 +123,9 @@ gpu_blas::device_tests! {
             let x = bordering_inverse(Uplo::Lower, &upload(dev, n, &a), v);
             assert_inverse(n, &a, &download(&x.unwrap()), "bordering 513");
         }
+    }
+    fn bordering_unblocked_complex_200(dev) {
+        unblocked_complex_tiles::<num_complex::Complex32>(dev);
+        unblocked_complex_tiles::<num_complex::Complex64>(dev);
     }
 }
