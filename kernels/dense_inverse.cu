@@ -433,16 +433,6 @@ template <class T> __device__ __forceinline__ T warp_sum_t(T v) {
     return v;
 }
 
-// Exchanges a plain-old-data value with lane ^ mask, four bytes at a time.
-template <class A> __device__ __forceinline__ A shfl_xor_t(A v, int mask) {
-    static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
-    union U { A a; int w[sizeof(A) / 4]; } u;
-    u.a = v;
-#pragma unroll
-    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_xor_sync(0xffffffffu, u.w[k], mask);
-    return u.a;
-}
-
 // One halving step of warp_sum16: v[0..2H) becomes v[0..H), each the sum of this lane's and
 // lane ^ 2H's values of one index (the lower H indices where bit 2H of the lane is clear, the
 // upper H where it is set).
