@@ -526,13 +526,7 @@ fn block<T: CusolverInv>(
     };
     for &m in methods {
         eprintln!("  ours {}", m.label());
-        let mut last = None;
-        let ours = measure(cx, || {
-            // The previous result is freed before the next call, as a caller would.
-            drop(last.take());
-            last = Some(m.call(orig).map_err(ours_failure)?);
-            Ok(())
-        });
+        let (ours, last) = measure_kept(cx, || m.call(orig));
         let mut warning = Vec::new();
         let mut note = String::new();
         let mut ours_resid = None;
@@ -650,17 +644,27 @@ fn bordering_half_ms<T: Scalar>(
     })
 }
 
-/// [`measure`] for a call returning a new value, dropped before the next call.
-fn measure_new<R>(
+/// [`measure`] for a call returning a new value: each result is freed before the next call,
+/// as a caller would; the last one is returned with the time.
+fn measure_kept<R>(
     cx: &InvCtx<'_>,
     mut f: impl FnMut() -> dense_inverse::Result<R>,
-) -> Result<f64, String> {
+) -> (Result<f64, String>, Option<R>) {
     let mut last = None;
-    measure(cx, || {
+    let ms = measure(cx, || {
         drop(last.take());
         last = Some(f().map_err(ours_failure)?);
         Ok(())
-    })
+    });
+    (ms, last)
+}
+
+/// [`measure_kept`] without the result.
+fn measure_new<R>(
+    cx: &InvCtx<'_>,
+    f: impl FnMut() -> dense_inverse::Result<R>,
+) -> Result<f64, String> {
+    measure_kept(cx, f).0
 }
 
 /// The factorization step alone, ours (`lu_factor` / `cholesky_factor(Lower)`, a new matrix
