@@ -444,12 +444,6 @@ pub(crate) fn is_hermitian_positive_diagonal<T: Scalar>(
     if n == 0 {
         return Ok(true);
     }
-    let bad = super::flag(dev, 0)?;
-    let f = func(op, dev, &kernel_name::<T>("herm_check"))?;
-    let s = stream(op, dev)?;
-    let (ld, ni, bp) = (ld_of(op, a.ld)?, i32_of(op, n)?, vptr(&bad));
-    let mut l = s.launch_builder(&f);
-    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&bp);
     // One block per 32 × 32 tile (blocks above the diagonal return at once).
     let tiles = n.div_ceil(32);
     if tiles > 65535 {
@@ -459,6 +453,12 @@ pub(crate) fn is_hermitian_positive_diagonal<T: Scalar>(
         }
         .into());
     }
+    let bad = super::flag(dev, 0)?;
+    let f = func(op, dev, &kernel_name::<T>("herm_check"))?;
+    let s = stream(op, dev)?;
+    let (ld, ni, bp) = (ld_of(op, a.ld)?, i32_of(op, n)?, vptr(&bad));
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&bp);
     // SAFETY: (const T* a, i64 ld, int n, int* bad) match the kernel; a is n × n, bad one int.
     unsafe { l.launch(cfg((tiles, tiles), 256, 0)) }.map_err(launch_error(op))?;
     Ok(super::read_i32(&bad)? == 0)
