@@ -124,13 +124,14 @@ template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
     return u.a;
 }
 
-// Exchanges a plain-old-data value with lane ^ mask, four bytes at a time.
-template <class A> __device__ __forceinline__ A shfl_xor_t(A v, int mask) {
+// Exchanges a plain-old-data value with lane ^ mask within groups of `width` lanes (32: the
+// whole warp), four bytes at a time.
+template <class A> __device__ __forceinline__ A shfl_xor_w(A v, int mask, int width) {
     static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
     union U { A a; int w[sizeof(A) / 4]; } u;
     u.a = v;
 #pragma unroll
-    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_xor_sync(0xffffffffu, u.w[k], mask);
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_xor_sync(0xffffffffu, u.w[k], mask, width);
     return u.a;
 }
 

@@ -442,7 +442,7 @@ template <int H, class T> __device__ __forceinline__ void warp_halve(T (&v)[16],
     for (int k = 0; k < H; ++k) {
         const T send = upper ? v[k] : v[k + H];
         const T keep = upper ? v[k + H] : v[k];
-        v[k] = add(keep, shfl_xor_t(send, 2 * H));
+        v[k] = add(keep, shfl_xor_w(send, 2 * H, 32));
     }
 }
 
@@ -455,7 +455,7 @@ template <class T> __device__ __forceinline__ void warp_sum16(T (&v)[16]) {
     warp_halve<4>(v, lane);
     warp_halve<2>(v, lane);
     warp_halve<1>(v, lane);
-    v[0] = add(v[0], shfl_xor_t(v[0], 1));
+    v[0] = add(v[0], shfl_xor_w(v[0], 1, 32));
 }
 
 // v with its imaginary part dropped (a Hermitian matrix's diagonal).
