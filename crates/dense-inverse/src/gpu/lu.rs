@@ -7,6 +7,7 @@ use super::{Dense, NB};
 use crate::error::Result;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `A = P·L·U` in place on the `n × n` matrix `a` (LAPACK `getrf`); `ipiv` (`n` entries) gets
 /// the 1-based interchanges, `info` (one entry, 0 on entry) the first exactly-zero pivot.
@@ -65,9 +66,68 @@ pub(crate) fn getrf<T: Scalar>(
     Ok(())
 }
 
+/// The block count of the cooperative panel launch forced by [`set_panel_blocks`] (0: the
+/// built-in rule, one block per multiprocessor).
+static PANEL_BLOCKS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets, for the whole process, the number of blocks of the cooperative launch that factors an
+/// LU panel on a GPU (`lu_factor`, `lu_inverse`, `gauss_jordan_inverse` and whatever calls
+/// them). With `Some(b)` a panel of `m` rows runs on `min(b, multiprocessors, ⌈m / 16⌉)`
+/// blocks of `⌈m / blocks⌉` rows each; `None` (or `Some(0)`) restores the built-in rule, one
+/// block per multiprocessor (at least 16 rows each). A panel whose rows per block do not fit a
+/// block's shared memory, or whose blocks cannot all be resident at once, is factored column
+/// by column instead, as under the built-in rule. Every count that launches gives the same
+/// pivots and factors (each element sees the same operations in the same order). For tuning
+/// sweeps (`gpu-bench --only panel-tune`); see also
+/// [`panel_launch_blocks`].
+///
+/// ```
+/// dense_inverse::set_panel_blocks(Some(32));
+/// dense_inverse::set_panel_blocks(None);
+/// ```
+#[doc(hidden)]
+pub fn set_panel_blocks(blocks: Option<usize>) {
+    PANEL_BLOCKS.store(blocks.unwrap_or(0), Ordering::Relaxed);
+}
+
+/// The block count [`set_panel_blocks`] forced, if any.
+fn panel_blocks() -> Option<usize> {
+    match PANEL_BLOCKS.load(Ordering::Relaxed) {
+        0 => None,
+        b => Some(b),
+    }
+}
+
+/// The number of blocks of the cooperative launch that factors the first panel (`n` rows,
+/// `min(n, 64)` columns) of an `n × n` LU factorization of `T` on `dev`, with the block count
+/// `request` (as [`set_panel_blocks`] takes it; `None`: the built-in rule), or `None` where
+/// that panel is factored column by column instead (not a CUDA device, no cooperative launch,
+/// too little shared memory for its rows per block, or blocks that cannot all be resident).
+/// The later panels are shorter: they never need more blocks, nor more rows per block than
+/// the first panel or 16, so where the first launches, all do. Launches nothing; for tuning
+/// sweeps.
+///
+/// ```
+/// # use gpu_blas::Device;
+/// assert_eq!(dense_inverse::panel_launch_blocks::<f64>(&Device::cpu(), 8000, None)?, None);
+/// # Ok::<(), dense_inverse::Error>(())
+/// ```
+#[doc(hidden)]
+pub fn panel_launch_blocks<T: Scalar>(
+    dev: &Device,
+    n: usize,
+    request: Option<usize>,
+) -> Result<Option<usize>> {
+    if gpu_blas::interop::cuda_context(dev).is_none() {
+        return Ok(None);
+    }
+    k::panel_launch_blocks::<T>("panel_launch_blocks", dev, (n, NB.min(n)), request)
+}
+
 /// LU with partial pivoting of the panel `a(kk..n, kk..kk + kb)` (pivots into
 /// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): one cooperative `getrf_panel` launch
-/// when `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
+/// (on the blocks [`set_panel_blocks`] asks for, by default one per multiprocessor) when
+/// `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn factor_panel<T: Scalar>(
     op: &'static str,
@@ -79,7 +139,7 @@ pub(crate) fn factor_panel<T: Scalar>(
     scratch: Option<&k::PanelScratch<T>>,
 ) -> Result<()> {
     if let Some(sc) = scratch {
-        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc)? {
+        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc, panel_blocks())?.is_some() {
             return Ok(());
         }
     }
@@ -390,8 +450,11 @@ mod tests {
             let sc = k::PanelScratch::<T>::new(OP, dev, kb)
                 .unwrap()
                 .expect("the device launches cooperative grids");
-            let fits = k::getrf_panel(OP, dev, d, kk, kb, &ipiv, &info, &sc).unwrap();
-            assert!(fits, "n = {n}, kb = {kb}: the panel kernel declined");
+            let fits = k::getrf_panel(OP, dev, d, kk, kb, &ipiv, &info, &sc, None).unwrap();
+            assert!(
+                fits.is_some(),
+                "n = {n}, kb = {kb}: the panel kernel declined"
+            );
         } else {
             factor_panel(OP, dev, d, (kk, kb), &ipiv, &info, None).unwrap();
         }
