@@ -663,10 +663,10 @@ fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
 /// Threads per block of `getrf_panel`.
 const PANEL_THREADS: u32 = 256;
 /// Fewest panel rows a `getrf_panel` block is given (fewer blocks for short panels).
-const PANEL_MIN_ROWS: usize = 16;
+pub(crate) const PANEL_MIN_ROWS: usize = 16;
 
 /// Multiprocessors of `dev`, or `None` where it cannot launch cooperative grids.
-fn cooperative_sms(op: &'static str, dev: &Device) -> Result<Option<usize>> {
+pub(crate) fn cooperative_sms(op: &'static str, dev: &Device) -> Result<Option<usize>> {
     let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
     use cudarc::driver::sys::CUdevice_attribute as A;
     let coop = ctx
