@@ -628,6 +628,12 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 // launch, with one grid-wide barrier (grid_barrier) per column. Block b holds `rows`
 // consecutive panel rows in shared memory (all kb columns).
 //
+// The grid size G is the host's choice, any G >= 1 whose blocks can all be resident:
+// rows = ceil((n - k) / G), so the dynamic shared memory is (rows * kb + kb) elements; blocks
+// whose first row is past n - 1 hold none; part_v / part_i need 2 G entries and rowbuf
+// 2 (G + 1) kb. Every warp reduces the G partials after each barrier (ceil(G / 32) loads per
+// lane), and a block's work per column grows with rows.
+//
 // Column j = k + c. Before barrier c every block publishes, from its rows as they are after
 // its update by column j - 1: its argmax of column j over its rows >= j (largest |re| + |im|,
 // the first row on ties) and a copy of that candidate row (all kb columns); the block holding

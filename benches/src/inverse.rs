@@ -227,7 +227,7 @@ fn measure_reset(
     time_in_place_ms(&cx.ctx, &cx.stream, est, FAST_MS, cx.reps, slow, reset, f)
 }
 
-fn ptr<T: Element>(v: &DeviceVec<T>) -> u64 {
+pub fn ptr<T: Element>(v: &DeviceVec<T>) -> u64 {
     interop::vec_ptr(v).expect("a CUDA buffer")
 }
 
@@ -294,7 +294,7 @@ fn result_on_host<T: Scalar>(
     }
 }
 
-fn seed<T: Scalar>(n: usize) -> u64 {
+pub fn seed<T: Scalar>(n: usize) -> u64 {
     (1u64 << 40) | ((n as u64) << 8) | T::PREFIX as u64
 }
 
@@ -368,27 +368,27 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<InvRow>) -> Res
     Ok(())
 }
 
-/// cuSOLVER's workspace for the factorization (`getrf` / `potrf`) of the n × n buffer
-/// `b.work`, and with `inverse` for `potri` too (the larger of the two queries): the buffer
+/// cuSOLVER's workspace for the factorization (`getrf` / `potrf`) of the n × n buffer at
+/// `work`, and with `inverse` for `potri` too (the larger of the two queries): the buffer
 /// and its length in elements.
 fn workspace<T: CusolverInv>(
     cx: &InvCtx<'_>,
     solver: &Cusolver,
     s: Structure,
     n: usize,
-    b: &Bufs,
+    work: u64,
     inverse: bool,
 ) -> Result<(DeviceVec<T>, c_int), String> {
     let nc = n as c_int;
     let lwork = match s {
-        // SAFETY: `b.work` is a live n × n device buffer with leading dimension n.
-        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, b.work, nc) }?,
+        // SAFETY: `work` is a live n × n device buffer with leading dimension n.
+        Structure::General => unsafe { T::getrf_buffer_size(solver, nc, work, nc) }?,
         Structure::Spd => {
             // SAFETY: as above.
-            let f = unsafe { T::potrf_buffer_size(solver, nc, b.work, nc) }?;
+            let f = unsafe { T::potrf_buffer_size(solver, nc, work, nc) }?;
             if inverse {
                 // SAFETY: as above.
-                f.max(unsafe { T::potri_buffer_size(solver, nc, b.work, nc) }?)
+                f.max(unsafe { T::potri_buffer_size(solver, nc, work, nc) }?)
             } else {
                 f
             }
@@ -413,7 +413,7 @@ fn baseline<T: CusolverInv>(
     let bytes = n * n * std::mem::size_of::<T>();
     let stream = cx.stream.cu_stream();
     let (info0, info1) = (b.info, b.info + 4);
-    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b, true)?;
+    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b.work, true)?;
     let ws_p = ptr(&ws);
     let restore = move || dtod(stream, b.work, orig_p, bytes);
     let (ms, x) = match s {
@@ -660,7 +660,7 @@ fn measure_kept<R>(
 }
 
 /// [`measure_kept`] without the result.
-fn measure_new<R>(
+pub fn measure_new<R>(
     cx: &InvCtx<'_>,
     f: impl FnMut() -> dense_inverse::Result<R>,
 ) -> Result<f64, String> {
@@ -678,20 +678,7 @@ fn factor_split<T: CusolverInv>(
     orig: &DeviceMatrix<T>,
     b: &Bufs,
 ) -> Result<(&'static str, f64, f64), String> {
-    let orig_p = interop::matrix_ptr(orig).ok_or("not a CUDA matrix")?;
-    let nc = n as c_int;
-    let bytes = n * n * std::mem::size_of::<T>();
-    let stream = cx.stream.cu_stream();
-    let (ws, lwork) = workspace::<T>(cx, solver, s, n, b, false)?;
-    let ws_p = ptr(&ws);
-    let restore = move || dtod(stream, b.work, orig_p, bytes);
-    let base = measure_reset(cx, restore, || match s {
-        // SAFETY: `work` is an n × n buffer (leading dimension n), `ws` holds the queried
-        // workspace, `ipiv` n ints and `info` one; on the device's stream.
-        Structure::General => unsafe { T::getrf(solver, nc, b.work, nc, ws_p, b.ipiv, b.info) },
-        // SAFETY: as above.
-        Structure::Spd => unsafe { T::potrf(solver, nc, b.work, nc, ws_p, lwork, b.info) },
-    })?;
+    let base = cusolver_factor_ms::<T>(cx, solver, s, n, orig, (b.work, b.ipiv, b.info))?;
     // Each call's result is freed before the next call, as a caller would.
     let (label, ours) = match s {
         Structure::General => (
@@ -703,8 +690,40 @@ fn factor_split<T: CusolverInv>(
             measure_new(cx, || dense_inverse::cholesky_factor(Uplo::Lower, orig))?,
         ),
     };
-    drop(ws);
     Ok((label, ours, base))
+}
+
+/// cuSOLVER's factorization alone (`getrf` / `potrf`) of the `n × n` matrix `orig`, in place
+/// on the `n × n` device buffer at `work` (leading dimension `n`), restored from `orig` by a
+/// device-to-device copy before each call (not timed), pivots into `ipiv` (`n` ints), `info`
+/// (one int): the time in ms (see [`METHOD`]; the workspace is allocated once, untimed).
+pub fn cusolver_factor_ms<T: CusolverInv>(
+    cx: &InvCtx<'_>,
+    solver: &Cusolver,
+    s: Structure,
+    n: usize,
+    orig: &DeviceMatrix<T>,
+    (work, ipiv, info): (u64, u64, u64),
+) -> Result<f64, String> {
+    let orig_p = interop::matrix_ptr(orig).ok_or("not a CUDA matrix")?;
+    if orig.rows() != n || orig.cols() != n || orig.ld() != n {
+        return Err(format!("cuSOLVER timing needs a compact {n} × {n} matrix"));
+    }
+    let nc = n as c_int;
+    let bytes = n * n * std::mem::size_of::<T>();
+    let stream = cx.stream.cu_stream();
+    let (ws, lwork) = workspace::<T>(cx, solver, s, n, work, false)?;
+    let ws_p = ptr(&ws);
+    let restore = move || dtod(stream, work, orig_p, bytes);
+    let ms = measure_reset(cx, restore, || match s {
+        // SAFETY: `work` is an n × n buffer (leading dimension n), `ws` holds the queried
+        // workspace, `ipiv` n ints and `info` one; on the device's stream.
+        Structure::General => unsafe { T::getrf(solver, nc, work, nc, ws_p, ipiv, info) },
+        // SAFETY: as above.
+        Structure::Spd => unsafe { T::potrf(solver, nc, work, nc, ws_p, lwork, info) },
+    })?;
+    drop(ws);
+    Ok(ms)
 }
 
 #[cfg(test)]

@@ -15,6 +15,11 @@
 //! alongside for n ≤ 4000; with `--quick`, or as `inverse-quick`: n 1000 and 4000, f64) also
 //! runs only when named; `--inv-n 1000,4000`, `--inv-types f64,c64` and `--inv-cpu N` (largest
 //! order timed on the CPU, 0 for none) narrow it.
+//!
+//! `panel-tune` (only when named) times `dense-inverse`'s `lu_factor` with its cooperative LU
+//! panel launch forced to 8, 16, 24, 32, 48, 66, 100 and 132 blocks (counts that cannot launch
+//! are skipped), against cuSOLVER getrf, for n 4000, 8000, 16000 and f64, f32 (`--inv-n` and
+//! `--inv-types` replace these), and prints the best count per order and type.
 
 mod blas1;
 mod blas2;
@@ -27,6 +32,7 @@ mod lu;
 mod lu_cublas;
 mod lu_model;
 mod lu_tune;
+mod panel_tune;
 mod report;
 mod spmv;
 mod timing;
@@ -90,7 +96,7 @@ fn parse_args() -> Args {
                     .unwrap_or_default()
             }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick,panel-tune] [--reps N] [--json PATH] [--markdown PATH]");
                 println!("  lu: batched LU (getrf/getri/getrs/inverse) against cuBLAS, batch 10000, n 4..512, 4 types + variable sizes 33..=190; only when named");
                 println!(
                     "  lu-quick (or lu with --quick): n 8, 32, 64, 190; f64 and c64; batch 2000"
@@ -105,6 +111,7 @@ fn parse_args() -> Args {
                 println!(
                     "  --inv-cpu N   time our CPU backend up to order N (default 4000, 0: never)"
                 );
+                println!("  panel-tune: lu_factor with the LU panel launch on 8..132 blocks against cuSOLVER getrf, n 4000, 8000, 16000 (--inv-n), f64 and f32 (--inv-types); only when named");
                 std::process::exit(0);
             }
             other => {
@@ -257,6 +264,15 @@ fn main() {
             }
         }
     }
+    if args.only.iter().any(|o| o == "panel-tune") {
+        match panel_tune::cases(args.inv_n.as_deref(), args.inv_types.as_deref()) {
+            Ok(cases) => panel_tune_section(&dev, copy_gbps, args.reps, &cases),
+            Err(e) => {
+                eprintln!("panel-tune: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
     let report = Report {
         device: dev.name(),
         copy_gbps,
@@ -364,6 +380,31 @@ fn inverse_section(
         // The case's rows now, so a run cut short still shows what it measured.
         eprint!("{}", report::inv_table(&rows[before..]));
     }
+}
+
+/// The panel-tune section: every (order, type) case, then its table on stdout.
+fn panel_tune_section(dev: &Device, copy_gbps: f64, reps: usize, cases: &[(usize, String)]) {
+    let cx = inverse::InvCtx::new(dev, reps.min(panel_tune::MAX_REPS), 0, copy_gbps);
+    eprintln!(
+        "panel-tune: cases {cases:?}, block counts {:?}",
+        panel_tune::COUNTS
+    );
+    let t = std::time::Instant::now();
+    let mut rows = Vec::new();
+    for (n, ty) in cases {
+        match ty.as_str() {
+            "f32" => panel_tune::run::<f32>(&cx, *n, &mut rows),
+            "f64" => panel_tune::run::<f64>(&cx, *n, &mut rows),
+            "c64" => panel_tune::run::<Complex32>(&cx, *n, &mut rows),
+            _ => panel_tune::run::<Complex64>(&cx, *n, &mut rows),
+        }
+        eprintln!(
+            "panel-tune: {ty} n = {n} done, {:.0} s so far",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    println!("panel-tune: lu_factor by the block count of the LU panel launch, against cuSOLVER getrf ({})", dev.name());
+    print!("{}", panel_tune::table(&rows));
 }
 
 /// The SpMV matrices: 3-D Poisson 160^3, 2-D Poisson 2048^2, a power-law matrix with row lengths

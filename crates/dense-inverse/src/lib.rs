@@ -59,6 +59,9 @@ mod gpu;
 mod inverse;
 mod lu;
 
+#[doc(hidden)]
+pub use gpu::lu::{panel_launch_blocks, set_panel_blocks};
+
 pub use bordering::{bordering_inverse, bordering_inverse_in_place, Bordering};
 pub use cholesky::{
     cholesky_factor, cholesky_factor_in_place, cholesky_inverse, cholesky_inverse_in_place,

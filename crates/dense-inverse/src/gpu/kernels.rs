@@ -663,11 +663,24 @@ fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
 /// Threads per block of `getrf_panel`.
 const PANEL_THREADS: u32 = 256;
 /// Fewest panel rows a `getrf_panel` block is given (fewer blocks for short panels).
-const PANEL_MIN_ROWS: usize = 16;
+pub(crate) const PANEL_MIN_ROWS: usize = 16;
 
-/// Device scratch of `getrf_panel` for grids of up to `max_blocks` blocks, two generations (a
-/// column's parity) of each published item: the blocks' argmax partials, their candidate pivot
-/// rows and row `j`; and the grid barrier.
+/// Multiprocessors of `dev`, or `None` where it cannot launch cooperative grids.
+pub(crate) fn cooperative_sms(op: &'static str, dev: &Device) -> Result<Option<usize>> {
+    let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
+    use cudarc::driver::sys::CUdevice_attribute as A;
+    let coop = ctx
+        .attribute(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
+        .map_err(|e| driver_error(op, e))?;
+    let sms = ctx
+        .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        .map_err(|e| driver_error(op, e))?;
+    Ok((coop != 0 && sms > 0).then_some(sms as usize))
+}
+
+/// Device scratch of `getrf_panel` for grids of up to `max_blocks` blocks (one per
+/// multiprocessor), two generations (a column's parity) of each published item: the blocks'
+/// argmax partials, their candidate pivot rows and row `j`; and the grid barrier.
 pub(crate) struct PanelScratch<T: Scalar> {
     max_blocks: usize,
     part_v: DeviceVec<T::Real>,
@@ -680,18 +693,9 @@ impl<T: Scalar> PanelScratch<T> {
     /// Scratch for panels of up to `kb` columns on `dev`, or `None` where the device cannot
     /// launch cooperative grids (the caller then factors the panel column by column).
     pub(crate) fn new(op: &'static str, dev: &Device, kb: usize) -> Result<Option<Self>> {
-        let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
-        use cudarc::driver::sys::CUdevice_attribute as A;
-        let coop = ctx
-            .attribute(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
-            .map_err(|e| driver_error(op, e))?;
-        let sms = ctx
-            .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(|e| driver_error(op, e))?;
-        if coop == 0 || sms <= 0 {
+        let Some(max_blocks) = cooperative_sms(op, dev)? else {
             return Ok(None);
-        }
-        let max_blocks = sms as usize;
+        };
         Ok(Some(PanelScratch {
             max_blocks,
             part_v: DeviceVec::zeros(dev, 2 * max_blocks)?,
@@ -702,12 +706,95 @@ impl<T: Scalar> PanelScratch<T> {
     }
 }
 
+/// The grid of a `getrf_panel` launch: blocks, and dynamic shared memory per block (bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PanelGrid {
+    blocks: usize,
+    smem: usize,
+}
+
+/// The grid of `getrf_panel` for a panel of `m ≥ 1` rows and `kb` columns of `T` on a device
+/// with `sms` multiprocessors: `min(request, sms)` blocks (`request` defaults to `sms`, and
+/// counts 0 as 1), fewer where that would give a block fewer than [`PANEL_MIN_ROWS`] rows
+/// (`⌈m / 16⌉`, at least one); each block holds `⌈m / blocks⌉` rows of all `kb` columns in
+/// dynamic shared memory, plus the pivot row (`kb` elements). Blocks past the last row hold
+/// none (the kernel allows that).
+fn panel_grid<T: Scalar>(m: usize, kb: usize, sms: usize, request: Option<usize>) -> PanelGrid {
+    let cap = request.unwrap_or(sms).clamp(1, sms.max(1));
+    let blocks = cap.min(m.div_ceil(PANEL_MIN_ROWS)).max(1);
+    let rows = m.div_ceil(blocks);
+    PanelGrid {
+        blocks,
+        smem: (rows * kb + kb) * std::mem::size_of::<T>(),
+    }
+}
+
+/// [`panel_grid`] checked against what `f` (`getrf_panel` for `T`) can launch on `dev`: the
+/// dynamic shared memory within the device's opt-in maximum less `f`'s static shared memory
+/// (opting `f` in to that maximum when the grid needs more than the default 48 KiB in all),
+/// and every block resident at once (the cooperative launch's condition). `None` where it
+/// cannot.
+fn panel_fit<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    f: &cudarc::driver::CudaFunction,
+    (m, kb): (usize, usize),
+    sms: usize,
+    request: Option<usize>,
+) -> Result<Option<PanelGrid>> {
+    use cudarc::driver::sys::CUfunction_attribute as F;
+    let g = panel_grid::<T>(m, kb, sms, request);
+    let static_smem = f
+        .get_attribute(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        .map_err(|e| driver_error(op, e))?
+        .max(0) as usize;
+    let optin = max_shared_bytes(dev).unwrap_or(48 * 1024);
+    let max_dynamic = optin.saturating_sub(static_smem);
+    if g.smem > max_dynamic {
+        return Ok(None);
+    }
+    if g.smem + static_smem > 48 * 1024 {
+        // Always the device's maximum, never the grid's own size: a later launch of another
+        // grid (another thread, another panel height) never finds the limit lowered below it.
+        allow_shared_bytes(f, max_dynamic)?;
+    }
+    let per_sm = f
+        .occupancy_max_active_blocks_per_multiprocessor(PANEL_THREADS, g.smem, None)
+        .map_err(|e| driver_error(op, e))? as usize;
+    if per_sm == 0 || g.blocks > per_sm * sms {
+        return Ok(None);
+    }
+    Ok(Some(g))
+}
+
+/// The number of blocks `getrf_panel` launches for a panel of `m` rows and `kb` columns of
+/// `T` on `dev` with the block count `request` (`None`: one per multiprocessor), or `None`
+/// where the panel would be factored column by column instead (no cooperative launch, too
+/// little shared memory, blocks that cannot all be resident). Launches nothing.
+pub(crate) fn panel_launch_blocks<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    (m, kb): (usize, usize),
+    request: Option<usize>,
+) -> Result<Option<usize>> {
+    if m == 0 || kb == 0 {
+        return Ok(None);
+    }
+    let Some(sms) = cooperative_sms(op, dev)? else {
+        return Ok(None);
+    };
+    let f = func(op, dev, &kernel_name::<T>("getrf_panel"))?;
+    Ok(panel_fit::<T>(op, dev, &f, (m, kb), sms, request)?.map(|g| g.blocks))
+}
+
 /// `getrf_panel(a, ld, n, k, kb, ipiv, info, part_v, part_i, rowbuf, bar)`: the LU with
 /// partial pivoting of the panel `a(k..n, k..k + kb)` in one cooperative launch (pivots into
-/// `ipiv[k..k + kb]`, the first zero pivot into `info`), the rows spread over at most one block
-/// per multiprocessor, one grid-wide barrier per column. Returns `false`, launching nothing, when the panel's rows do not fit
-/// the blocks' shared memory or the blocks cannot all be resident; the caller then uses
-/// [`getrf_pivot`] and [`getrf_update`].
+/// `ipiv[k..k + kb]`, the first zero pivot into `info`), the rows spread over the blocks of
+/// [`panel_grid`] (`request`: the block count, `None` for one per multiprocessor), one
+/// grid-wide barrier per column. Returns the number of blocks launched, or `None`, launching
+/// nothing, when the panel's rows per block do not fit a block's shared memory or the blocks
+/// cannot all be resident; the caller then uses [`getrf_pivot`] and [`getrf_update`]. An empty
+/// panel launches nothing and returns `Some(0)`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn getrf_panel<T: Scalar>(
     op: &'static str,
@@ -718,7 +805,8 @@ pub(crate) fn getrf_panel<T: Scalar>(
     ipiv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
     sc: &PanelScratch<T>,
-) -> Result<bool> {
+    request: Option<usize>,
+) -> Result<Option<usize>> {
     let n = a.rows;
     assert!(
         k + kb <= n
@@ -728,25 +816,15 @@ pub(crate) fn getrf_panel<T: Scalar>(
     );
     let m = n - k;
     if m == 0 || kb == 0 {
-        return Ok(true);
-    }
-    let blocks = sc.max_blocks.min(m.div_ceil(PANEL_MIN_ROWS)).max(1);
-    let rows = m.div_ceil(blocks);
-    let es = std::mem::size_of::<T>();
-    let smem = (rows * kb + kb) * es;
-    if smem > max_shared_bytes(dev).unwrap_or(48 * 1024) {
-        return Ok(false);
+        return Ok(Some(0));
     }
     let f = func(op, dev, &kernel_name::<T>("getrf_panel"))?;
-    if smem > 48 * 1024 {
-        allow_shared_bytes(&f, smem)?;
-    }
-    let per_sm = f
-        .occupancy_max_active_blocks_per_multiprocessor(PANEL_THREADS, smem, None)
-        .map_err(|e| driver_error(op, e))? as usize;
-    if per_sm == 0 || blocks > per_sm * sc.max_blocks {
-        return Ok(false);
-    }
+    let Some(PanelGrid { blocks, smem }) =
+        panel_fit::<T>(op, dev, &f, (m, kb), sc.max_blocks, request)?
+    else {
+        return Ok(None);
+    };
+    debug_assert!((1..=sc.max_blocks).contains(&blocks));
     let s = stream(op, dev)?;
     let (ld, ni, ki, kbi) = (
         ld_of(op, a.ld)?,
@@ -780,12 +858,15 @@ pub(crate) fn getrf_panel<T: Scalar>(
     };
     // SAFETY: (T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, Real* part_v,
     // int* part_i, T* rowbuf, unsigned* bar) match the kernel; a is n × n with k + kb ≤ n,
-    // ipiv holds n entries and info one; part_v / part_i hold two entries per block (blocks ≤
-    // max_blocks), rowbuf 2·(blocks + 1)·kb (two generations of a row per block and row j),
-    // bar one word whose low 31 bits are zero between launches (allocated zero; each round of
-    // the kernel's barrier adds 2^31 to it). The dynamic shared memory is the kernel's rows × kb
-    // panel slice plus one row; the cooperative launch fails rather than starts if the blocks
-    // cannot all be resident, which the occupancy check above rules out.
+    // ipiv holds n entries and info one; part_v / part_i hold two entries per block (1 ≤
+    // blocks ≤ max_blocks, panel_grid caps the count), rowbuf 2·(max_blocks + 1)·kb ≥
+    // 2·(blocks + 1)·kb (two generations of a row per block and row j), bar one word whose low
+    // 31 bits are zero between launches (allocated zero; each round of the kernel's barrier
+    // adds 2^31 to it, whatever the block count). The dynamic shared memory is the kernel's
+    // ⌈(n − k) / blocks⌉ × kb panel slice plus one row, the kernel's own row count for this
+    // grid; panel_fit checked it against the device's limit less the static shared memory
+    // (and opted in above 48 KiB). The cooperative launch fails rather than starts if the
+    // blocks cannot all be resident, which the occupancy check in panel_fit rules out.
     unsafe { l.launch_cooperative(cfg) }.map_err(launch_error(op))?;
-    Ok(true)
+    Ok(Some(blocks))
 }

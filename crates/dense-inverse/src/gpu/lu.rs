@@ -7,6 +7,7 @@ use super::{Dense, NB};
 use crate::error::Result;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `A = P·L·U` in place on the `n × n` matrix `a` (LAPACK `getrf`); `ipiv` (`n` entries) gets
 /// the 1-based interchanges, `info` (one entry, 0 on entry) the first exactly-zero pivot.
@@ -65,9 +66,68 @@ pub(crate) fn getrf<T: Scalar>(
     Ok(())
 }
 
+/// The block count of the cooperative panel launch forced by [`set_panel_blocks`] (0: the
+/// built-in rule, one block per multiprocessor).
+static PANEL_BLOCKS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets, for the whole process, the number of blocks of the cooperative launch that factors an
+/// LU panel on a GPU (`lu_factor`, `lu_inverse`, `gauss_jordan_inverse` and whatever calls
+/// them). With `Some(b)` a panel of `m` rows runs on `min(b, multiprocessors, ⌈m / 16⌉)`
+/// blocks of `⌈m / blocks⌉` rows each; `None` (or `Some(0)`) restores the built-in rule, one
+/// block per multiprocessor (at least 16 rows each). A panel whose rows per block do not fit a
+/// block's shared memory, or whose blocks cannot all be resident at once, is factored column
+/// by column instead, as under the built-in rule. Every count that launches gives the same
+/// pivots and factors (each element sees the same operations in the same order). For tuning
+/// sweeps (`gpu-bench --only panel-tune`); see also
+/// [`panel_launch_blocks`].
+///
+/// ```
+/// dense_inverse::set_panel_blocks(Some(32));
+/// dense_inverse::set_panel_blocks(None);
+/// ```
+#[doc(hidden)]
+pub fn set_panel_blocks(blocks: Option<usize>) {
+    PANEL_BLOCKS.store(blocks.unwrap_or(0), Ordering::Relaxed);
+}
+
+/// The block count [`set_panel_blocks`] forced, if any.
+fn panel_blocks() -> Option<usize> {
+    match PANEL_BLOCKS.load(Ordering::Relaxed) {
+        0 => None,
+        b => Some(b),
+    }
+}
+
+/// The number of blocks of the cooperative launch that factors the first panel (`n` rows,
+/// `min(n, 64)` columns) of an `n × n` LU factorization of `T` on `dev`, with the block count
+/// `request` (as [`set_panel_blocks`] takes it; `None`: the built-in rule), or `None` where
+/// that panel is factored column by column instead (not a CUDA device, no cooperative launch,
+/// too little shared memory for its rows per block, or blocks that cannot all be resident).
+/// The later panels are shorter: they never need more blocks, nor more rows per block than
+/// the first panel or 16, so where the first launches, all do. Launches nothing; for tuning
+/// sweeps.
+///
+/// ```
+/// # use gpu_blas::Device;
+/// assert_eq!(dense_inverse::panel_launch_blocks::<f64>(&Device::cpu(), 8000, None)?, None);
+/// # Ok::<(), dense_inverse::Error>(())
+/// ```
+#[doc(hidden)]
+pub fn panel_launch_blocks<T: Scalar>(
+    dev: &Device,
+    n: usize,
+    request: Option<usize>,
+) -> Result<Option<usize>> {
+    if gpu_blas::interop::cuda_context(dev).is_none() {
+        return Ok(None);
+    }
+    k::panel_launch_blocks::<T>("panel_launch_blocks", dev, (n, NB.min(n)), request)
+}
+
 /// LU with partial pivoting of the panel `a(kk..n, kk..kk + kb)` (pivots into
 /// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): one cooperative `getrf_panel` launch
-/// when `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
+/// (on the blocks [`set_panel_blocks`] asks for, by default one per multiprocessor) when
+/// `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn factor_panel<T: Scalar>(
     op: &'static str,
@@ -79,7 +139,7 @@ pub(crate) fn factor_panel<T: Scalar>(
     scratch: Option<&k::PanelScratch<T>>,
 ) -> Result<()> {
     if let Some(sc) = scratch {
-        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc)? {
+        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc, panel_blocks())?.is_some() {
             return Ok(());
         }
     }
@@ -340,13 +400,13 @@ pub(crate) fn getri<T: Scalar>(
 
 #[cfg(test)]
 mod tests {
-    //! The cooperative panel kernel (`getrf_panel`) against the per-column kernels
-    //! (`getrf_pivot` + `getrf_update`) on the same panels, on CUDA only (skipped without a
-    //! GPU): the same `info`, and the same pivots and factors bit for bit (both do the same
-    //! operations in the same order, so any difference is a bug in the staging, interchanges
-    //! or barriers), except for complex random data, whose products the two kernels' machine
-    //! code may round differently (a contracted multiply-add), which can turn a near-tie;
-    //! for every input `P·A = L·U` on the panel within rounding, `|l| ≤ 1` (`√2` for complex:
+    //! The cooperative panel kernel (`getrf_panel`, on the built-in grid and on forced block
+    //! counts) against the per-column kernels (`getrf_pivot` + `getrf_update`) on the same
+    //! panels, on CUDA only (skipped without a GPU): the same `info`, and the same pivots and
+    //! factors bit for bit (both do the same operations in the same order, so any difference
+    //! is a bug in the staging, interchanges or barriers), except for complex random data,
+    //! whose products the two kernels' machine code may round differently (a contracted
+    //! multiply-add), which can turn a near-tie; for every input `P·A = L·U` on the panel within rounding, `|l| ≤ 1` (`√2` for complex:
     //! the pivot is largest in `|re| + |im|`), nothing written outside the panel.
     use super::*;
     use gpu_blas::testing::{cuda_test_device, random_values, under_sanitizer};
@@ -373,30 +433,60 @@ mod tests {
         (20000, 64, 64),
     ];
 
+    /// Panels for the forced block counts ([`FORCED`]): every count runs exactly on some of
+    /// them (a block of 150 × 40 fits one block's shared memory in every type), the grid of 32
+    /// blocks on 513 rows ends in a block with 3 rows and one without, and the tallest need
+    /// more than 48 KiB per block or do not fit at all (then the launch must decline).
+    const TALL: &[(usize, usize, usize)] = &[
+        (150, 0, 40),
+        (600, 87, 64),
+        (1000, 36, 24),
+        (3000, 64, 64),
+        (12000, 0, 64),
+    ];
+
+    /// Block counts asked of the panel launch (`None`: the built-in rule).
+    const FORCED: &[Option<usize>] = &[Some(1), Some(2), Some(7), Some(32), None];
+
     /// The factored matrix, `ipiv[kk..kk + kb]` and `info`.
     type Factored<T> = (Array2<T>, Vec<i32>, i32);
 
+    /// How a panel is factored.
+    #[derive(Clone, Copy)]
+    enum How {
+        /// One `getrf_panel` launch with this block count (`None`: the built-in rule).
+        Panel(Option<usize>),
+        /// `getrf_pivot` and `getrf_update` per column.
+        Columns,
+    }
+
+    /// The panel factored as `how` says, and the blocks `getrf_panel` launched (`None`: it
+    /// declined and nothing was written; always `None` for the per-column kernels).
     fn factor<T: Scalar>(
         dev: &Device,
         (n, kk, kb): (usize, usize, usize),
         a: &[T],
-        panel: bool,
-    ) -> Factored<T> {
+        how: How,
+    ) -> (Factored<T>, Option<usize>) {
         let m = DeviceMatrix::from_col_major(dev, n, kk + kb, n, a.to_vec()).unwrap();
         let d = Dense::of(OP, &m).unwrap();
         let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
         let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
-        if panel {
-            let sc = k::PanelScratch::<T>::new(OP, dev, kb)
-                .unwrap()
-                .expect("the device launches cooperative grids");
-            let fits = k::getrf_panel(OP, dev, d, kk, kb, &ipiv, &info, &sc).unwrap();
-            assert!(fits, "n = {n}, kb = {kb}: the panel kernel declined");
-        } else {
-            factor_panel(OP, dev, d, (kk, kb), &ipiv, &info, None).unwrap();
-        }
+        let launched = match how {
+            How::Panel(request) => {
+                let sc = k::PanelScratch::<T>::new(OP, dev, kb)
+                    .unwrap()
+                    .expect("the device launches cooperative grids");
+                k::getrf_panel(OP, dev, d, kk, kb, &ipiv, &info, &sc, request).unwrap()
+            }
+            How::Columns => {
+                factor_panel(OP, dev, d, (kk, kb), &ipiv, &info, None).unwrap();
+                None
+            }
+        };
         let piv = ipiv.to_vec().unwrap()[kk..kk + kb].to_vec();
-        (m.to_array().unwrap(), piv, info.to_vec().unwrap()[0])
+        let f = (m.to_array().unwrap(), piv, info.to_vec().unwrap()[0]);
+        (f, launched)
     }
 
     /// Small integers (−2..=2, many ties in |re| + |im|), every fifth row from 10 on a copy of
@@ -492,29 +582,62 @@ mod tests {
         }
     }
 
-    fn panel_vs_columns<T: Scalar>(dev: &Device) {
-        for &case in CASES {
+    /// Every case factored by `getrf_panel` with each block count of `requests` and by the
+    /// per-column kernels: the launch uses the blocks the host's rule gives (or declines
+    /// exactly where `panel_launch_blocks` says it would; the built-in rule must launch), and
+    /// what it factors is checked as the module says. Returns `(request, blocks)` of each run.
+    fn panel_vs_columns<T: Scalar>(
+        dev: &Device,
+        cases: &[(usize, usize, usize)],
+        requests: &[Option<usize>],
+    ) -> Vec<(Option<usize>, usize)> {
+        let sms = k::cooperative_sms(OP, dev)
+            .unwrap()
+            .expect("the device launches cooperative grids");
+        let mut ran = Vec::new();
+        for &case in cases {
             let (n, kk, kb) = case;
             if under_sanitizer() && n > 1000 {
                 continue;
             }
+            let m = n - kk;
             let inputs = [
                 random_values::<T>(n * (kk + kb), n as u64 + 11),
                 ties::<T>(case, n as u64 + 12),
             ];
             for (x, a) in inputs.iter().enumerate() {
-                let got = factor(dev, case, a, true);
-                assert_factored(case, a, &got);
-                let want = factor(dev, case, a, false);
-                let what = format!("{} n = {n}, panel ({kk}, {kb}), input {x}", T::PREFIX);
-                assert_eq!(got.2, want.2, "{what}: info");
-                // Real-valued complex data (the small integers) rounds like real data.
-                if !T::IS_COMPLEX || x == 1 {
-                    assert_eq!(got.1, want.1, "{what}: pivots");
-                    assert!(got.0 == want.0, "{what}: factors differ");
+                let (want, _) = factor(dev, case, a, How::Columns);
+                for &request in requests {
+                    let what = format!(
+                        "{} n = {n}, panel ({kk}, {kb}), blocks {request:?}, input {x}",
+                        T::PREFIX
+                    );
+                    let expect = k::panel_launch_blocks::<T>(OP, dev, (m, kb), request).unwrap();
+                    let (got, launched) = factor(dev, case, a, How::Panel(request));
+                    assert_eq!(launched, expect, "{what}: blocks launched");
+                    let Some(blocks) = launched else {
+                        assert!(request.is_some(), "{what}: the built-in grid declined");
+                        assert!(
+                            got.0.t().iter().zip(a).all(|(g, w)| g == w),
+                            "{what}: written"
+                        );
+                        continue;
+                    };
+                    let cap = request.unwrap_or(sms).clamp(1, sms);
+                    let rule = cap.min(m.div_ceil(k::PANEL_MIN_ROWS)).max(1);
+                    assert_eq!(blocks, rule, "{what}: grid");
+                    ran.push((request, blocks));
+                    assert_factored(case, a, &got);
+                    assert_eq!(got.2, want.2, "{what}: info");
+                    // Real-valued complex data (the small integers) rounds like real data.
+                    if !T::IS_COMPLEX || x == 1 {
+                        assert_eq!(got.1, want.1, "{what}: pivots");
+                        assert!(got.0 == want.0, "{what}: factors differ");
+                    }
                 }
             }
         }
+        ran
     }
 
     #[test]
@@ -522,9 +645,34 @@ mod tests {
         let Some(dev) = cuda_test_device() else {
             return;
         };
-        panel_vs_columns::<f32>(&dev);
-        panel_vs_columns::<f64>(&dev);
-        panel_vs_columns::<num_complex::Complex32>(&dev);
-        panel_vs_columns::<num_complex::Complex64>(&dev);
+        panel_vs_columns::<f32>(&dev, CASES, &[None]);
+        panel_vs_columns::<f64>(&dev, CASES, &[None]);
+        panel_vs_columns::<num_complex::Complex32>(&dev, CASES, &[None]);
+        panel_vs_columns::<num_complex::Complex64>(&dev, CASES, &[None]);
+    }
+
+    /// The panel on 1, 2, 7 and 32 blocks and on the built-in grid: every count launches
+    /// exactly on some panel of [`TALL`] in every type, with the per-column kernels' results.
+    fn forced_counts<T: Scalar>(dev: &Device) {
+        // Under the sanitizer only the panels up to 1000 rows run; they cover every count.
+        let ran = panel_vs_columns::<T>(dev, TALL, FORCED);
+        for &b in FORCED.iter().flatten() {
+            assert!(
+                ran.contains(&(Some(b), b)),
+                "{}: no panel ran on exactly {b} blocks",
+                T::PREFIX
+            );
+        }
+    }
+
+    #[test]
+    fn getrf_panel_on_forced_block_counts_matches_per_column_kernels() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        forced_counts::<f32>(&dev);
+        forced_counts::<f64>(&dev);
+        forced_counts::<num_complex::Complex32>(&dev);
+        forced_counts::<num_complex::Complex64>(&dev);
     }
 }
