@@ -1,6 +1,7 @@
 //! The CUDA backend: one context and one stream per GPU, embedded kernel modules, and the
 //! reduction workspace. Everything unsafe about CUDA lives in this module tree.
 
+mod index_word;
 pub(crate) mod launch;
 mod modules;
 
@@ -31,6 +32,8 @@ pub(crate) struct CudaBackend {
     functions: Mutex<HashMap<&'static str, HashMap<String, CudaFunction>>>,
     reduce: Mutex<Option<ReduceWorkspace>>,
     counters: OnceLock<CudaSlice<u8>>,
+    /// The word scan kernels report the smallest index they found in, created on first use.
+    index_word: Mutex<Option<index_word::IndexWord>>,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -159,6 +162,7 @@ impl CudaBackend {
             functions: Mutex::new(HashMap::new()),
             reduce: Mutex::new(None),
             counters: OnceLock::new(),
+            index_word: Mutex::new(None),
         })
     }
 
