@@ -184,8 +184,11 @@ impl CudaBackend {
 
     /// Allocates `bytes` bytes of uninitialised device memory (stream-ordered).
     pub(crate) fn alloc_bytes(&self, op: &'static str, bytes: usize) -> Result<CudaSlice<u8>> {
-        // SAFETY: the memory is uninitialised; every caller either fills it before reading
-        // (copies, kernels that write every element) or zeroes it.
+        // SAFETY: the memory is uninitialised. It is only ever read through the driver (copies
+        // and kernels), never as a Rust value in place, and every element type accepts any bit
+        // pattern, so reading it before it is written gives unspecified values, not undefined
+        // behaviour; internal callers fill it (copies, kernels that write every element) or
+        // zero it first.
         unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(driver_err(op, bytes))
     }
 
