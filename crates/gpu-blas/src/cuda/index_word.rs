@@ -151,8 +151,8 @@ fn reset_word(b: &CudaBackend, op: &'static str, word: u64) -> Result<()> {
 
 impl CudaBackend {
     /// Runs a scan that reports the smallest index it finds (see
-    /// [`crate::kernels::min_index_scan`]): the device's cached word when it is free, else (another
-    /// thread is scanning, or the cached word cannot be created) a temporary word.
+    /// [`crate::kernels::min_index_scan`]): the device's cached word when it is free, else
+    /// (another thread is scanning, or the cached word cannot be created) a temporary word.
     pub(crate) fn min_index_scan(
         &self,
         op: &'static str,

@@ -1,5 +1,6 @@
-//! The CUDA backend: one context and one stream per GPU, embedded kernel modules, and the
-//! reduction workspace. Everything unsafe about CUDA lives in this module tree.
+//! The CUDA backend: one context and one stream per GPU, embedded kernel modules, the
+//! reduction workspace and the scan word. Everything unsafe about CUDA lives in this module
+//! tree.
 
 mod index_word;
 pub(crate) mod launch;
