@@ -137,8 +137,9 @@ type Factored<T> = (DeviceVec<T>, DeviceVec<i32>, DeviceVec<i32>);
 fn gpu_factor_copy<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>) -> Result<Factored<T>> {
     gpu_finite(op, d, a)?;
     let mut f = a.try_clone()?;
-    let mut piv = DeviceVec::zeros(a.device(), d.n * d.batch)?;
-    let mut info = DeviceVec::zeros(a.device(), d.batch)?;
+    // getrf writes every pivot and every info entry of a uniform batch: no memset needed.
+    let mut piv = DeviceVec::uninit(a.device(), d.n * d.batch)?;
+    let mut info = DeviceVec::uninit(a.device(), d.batch)?;
     gpu::getrf(op, d, &mut f, &mut piv, &mut info)?;
     Ok((f, piv, info))
 }

@@ -9,8 +9,8 @@
 
 use gpu_blas::blas2::Trans;
 use gpu_blas::kernels::{
-    allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes, KernelModule,
-    LaunchConfig, PushKernelArg,
+    allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes, min_index_scan,
+    KernelModule, LaunchConfig, PushKernelArg,
 };
 use gpu_blas::{interop, Device, DeviceVec, Error, Result, Scalar};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -142,15 +142,17 @@ fn cfg(grid: usize, block: u32, smem: usize) -> LaunchConfig {
     }
 }
 
-/// Where a scan kernel records the smallest bad flat index (all ones: none yet).
-fn scan_result(dev: &Device) -> Result<DeviceVec<i64>> {
-    DeviceVec::from_vec(dev, vec![-1i64])
-}
-
-/// The recorded index, if any (waits for the scan).
-fn scan_finish(first: &DeviceVec<i64>) -> Result<Option<usize>> {
-    let v = first.read_range(0, 1)?[0];
-    Ok((v >= 0).then_some(v as usize))
+/// Runs a scan kernel queued by `launch` (given the address of the device word it lowers to
+/// the smallest bad flat index) and returns that index, if any: the device's cached word, reset
+/// only after a scan found something, read back through page-locked memory (waits for the
+/// scan).
+fn scan(
+    op: &'static str,
+    dev: &Device,
+    launch: impl FnOnce(u64) -> Result<()>,
+) -> Result<Option<usize>> {
+    // An index into a buffer, so below isize::MAX.
+    Ok(min_index_scan(dev, op, launch)?.map(|i| i as usize))
 }
 
 fn scan_cfg(batch: usize) -> LaunchConfig {
@@ -165,18 +167,19 @@ pub(crate) fn first_nonfinite<T: Scalar>(
 ) -> Result<Option<usize>> {
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
-    let first = scan_result(a.device())?;
-    let (ap, fp) = (ptr(a), ptr(&first));
+    let ap = ptr(a);
     let f = function(a.device(), &MODULE, &kernel_name::<T>("nonfinite_scan"))?;
     let s = stream(a.device())?;
-    let mut l = s.launch_builder(&f);
-    l.arg(&ap);
-    push_desc!(l, d, b, n, as_, xs);
-    l.arg(&fp);
-    // SAFETY: (a, batch description, first_bad) match the kernel; every matrix lies in `a`
-    // (validated) and first_bad is one 8-byte word.
-    unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
-    scan_finish(&first)
+    scan(op, a.device(), |fp| {
+        let mut l = s.launch_builder(&f);
+        l.arg(&ap);
+        push_desc!(l, d, b, n, as_, xs);
+        l.arg(&fp);
+        // SAFETY: (a, batch description, first_bad) match the kernel; every matrix lies in `a`
+        // (validated) and first_bad is one 8-byte word.
+        unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
+        Ok(())
+    })
 }
 
 /// The flat index of the first pivot outside `1..=n_k`, if any.
@@ -186,16 +189,17 @@ pub(crate) fn first_bad_pivot(
     piv: &DeviceVec<i32>,
 ) -> Result<Option<usize>> {
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
-    let first = scan_result(piv.device())?;
-    let (pp, fp) = (ptr(piv), ptr(&first));
+    let pp = ptr(piv);
     let f = function(piv.device(), &MODULE, "pivot_scan_i")?;
     let s = stream(piv.device())?;
-    let mut l = s.launch_builder(&f);
-    l.arg(&pp).arg(&b).arg(&n).arg(&d.ns).arg(&d.poff).arg(&fp);
-    // SAFETY: (piv, batch, n, ns, poff, first_bad) match the kernel; every matrix's pivots lie
-    // in `piv` (validated) and first_bad is one 8-byte word.
-    unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
-    scan_finish(&first)
+    scan(op, piv.device(), |fp| {
+        let mut l = s.launch_builder(&f);
+        l.arg(&pp).arg(&b).arg(&n).arg(&d.ns).arg(&d.poff).arg(&fp);
+        // SAFETY: (piv, batch, n, ns, poff, first_bad) match the kernel; every matrix's pivots
+        // lie in `piv` (validated) and first_bad is one 8-byte word.
+        unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
+        Ok(())
+    })
 }
 
 /// Overrides of the blocked kernels' configuration: `nb << 32 | threads`, 0 for the table.

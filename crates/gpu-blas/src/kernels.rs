@@ -120,6 +120,73 @@ pub fn launch_error(op: &'static str) -> impl Fn(DriverError) -> Error {
     crate::cuda::driver_err(op, 0)
 }
 
+/// Runs a scan that reports the smallest index at which it found something (a non-finite
+/// value, an invalid pivot), waits for it, and returns that index: `min` over every index the
+/// kernels reported, or `None` when they reported none.
+///
+/// `launch` receives the device address of a 64-bit word that holds `u64::MAX` and must queue
+/// kernels on the device's stream ([`interop::cuda_stream`]) that report an index `i` with
+/// `atomicMin((unsigned long long*)word, i)` and write nothing else to the word (indices are
+/// below `u64::MAX`). Whatever `launch` returns as an error is returned as is.
+///
+/// The word is allocated once per device and kept: it is reset to `u64::MAX` (an asynchronous
+/// memset on the stream) only after a scan reported something, and read back through
+/// page-locked host memory. A call therefore costs the scan's launches, one 8-byte copy and one
+/// stream synchronization, with no allocation. Calls from several threads are safe: while one
+/// thread's scan holds the device's word, the others use a word allocated for the call.
+///
+/// # Errors
+/// [`Error::Unsupported`] on the CPU; [`Error::Cuda`] (with `op`) when a driver call or an
+/// earlier asynchronous kernel fails; [`Error::OutOfMemory`] when a word cannot be allocated.
+///
+/// ```
+/// use gpu_blas::kernels::min_index_scan;
+/// use gpu_blas::{Device, Error};
+/// // The CPU has no kernels to scan with.
+/// let r = min_index_scan(&Device::cpu(), "scan", |_word| Ok(()));
+/// assert!(matches!(r, Err(Error::Unsupported { .. })));
+/// ```
+///
+/// On a GPU, with a kernel `find_nan_d(const double* x, long long n, unsigned long long* word)`
+/// that lowers `word` to the index of each NaN it meets:
+///
+/// ```no_run
+/// use gpu_blas::kernels::{
+///     function, launch_error, min_index_scan, KernelModule, LaunchConfig, PushKernelArg,
+/// };
+/// use gpu_blas::{interop, Device, DeviceVec};
+/// # static MODULE: KernelModule = KernelModule::new("mine", b"");
+/// let dev = Device::cuda(0)?;
+/// let x = DeviceVec::from_slice(&dev, &[1.0f64, f64::NAN, 3.0, f64::NAN])?;
+/// let f = function(&dev, &MODULE, "find_nan_d")?;
+/// let stream = interop::cuda_stream(&dev).unwrap();
+/// let (xp, n) = (interop::vec_ptr(&x).unwrap(), x.len() as i64);
+/// let first = min_index_scan(&dev, "find_nan", |word| {
+///     let mut l = stream.launch_builder(&f);
+///     l.arg(&xp).arg(&n).arg(&word);
+///     // SAFETY: the arguments match the kernel; `x` holds n doubles and `word` is 8 bytes.
+///     unsafe { l.launch(LaunchConfig::for_num_elems(4)) }.map_err(launch_error("find_nan"))?;
+///     Ok(())
+/// })?;
+/// assert_eq!(first, Some(1));
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+///
+/// [`interop::cuda_stream`]: crate::interop::cuda_stream
+pub fn min_index_scan(
+    device: &Device,
+    op: &'static str,
+    launch: impl FnOnce(u64) -> Result<()>,
+) -> Result<Option<u64>> {
+    match device.cuda_backend() {
+        Some(b) => b.min_index_scan(op, launch),
+        None => Err(Error::Unsupported {
+            op,
+            detail: format!("a device scan needs a CUDA device, not {device}"),
+        }),
+    }
+}
+
 /// The most dynamic shared memory one block of a kernel may use on `device` after opting in
 /// ([`allow_shared_bytes`]), in bytes (227 KiB on Hopper); `None` on the CPU.
 ///

@@ -33,6 +33,27 @@ impl<T: Element> DeviceVec<T> {
         })
     }
 
+    /// `len` elements on `device` whose values are unspecified until written (zeros on the
+    /// CPU): for an output that a kernel overwrites entirely, without the memset of
+    /// [`zeros`](Self::zeros). Reading an element before it is written gives some value of `T`
+    /// (every bit pattern is one), never undefined behaviour.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the allocation fails.
+    ///
+    /// ```
+    /// use gpu_blas::{Device, DeviceVec};
+    /// let mut v = DeviceVec::<i32>::uninit(&Device::auto(), 3)?;
+    /// v.copy_from_slice(&[7, 8, 9])?;
+    /// assert_eq!(v.to_vec()?, vec![7, 8, 9]);
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn uninit(device: &Device, len: usize) -> Result<Self> {
+        Ok(DeviceVec {
+            buf: Buffer::uninit(device, len, "DeviceVec::uninit")?,
+        })
+    }
+
     /// A copy of `data` on `device`.
     ///
     /// # Errors

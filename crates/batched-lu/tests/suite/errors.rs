@@ -95,6 +95,81 @@ gpu_blas::device_tests! {
         assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
     }
 
+    fn each_scan_reports_its_own_first_bad_index(dev) {
+        // The device word the scans report in is kept from call to call: an index found by one
+        // call must neither leak into the next nor hide a larger one found later.
+        let (n, batch) = (3, 4);
+        let l = BatchLayout::packed(n, batch);
+        let good = well::<f64>(n, 5).repeat(batch);
+        let factor = |bad: Option<usize>| {
+            let mut buf = good.clone();
+            if let Some(i) = bad {
+                buf[i] = f64::NAN;
+            }
+            let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+            let mut piv = DeviceVec::zeros(dev, n * batch).unwrap();
+            let mut info = DeviceVec::zeros(dev, batch).unwrap();
+            getrf_batched(l, &mut a, &mut piv, &mut info)
+        };
+        for bad in [Some(30), None, None, Some(3), Some(35), Some(0), None, Some(35), None] {
+            let want = match bad {
+                Some(index) => Err(Error::NonFinite { op: "getrf_batched", index }),
+                None => Ok(()),
+            };
+            assert_eq!(factor(bad), want, "NaN at {bad:?}");
+        }
+
+        let mut a = DeviceVec::from_slice(dev, &good).unwrap();
+        let (mut piv, mut info) = (DeviceVec::zeros(dev, n * batch).unwrap(), DeviceVec::zeros(dev, batch).unwrap());
+        getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+        let pivots = piv.to_vec().unwrap();
+        let mut inv = DeviceVec::<f64>::zeros(dev, n * n * batch).unwrap();
+        for bad in [Some(7), None, Some(11), Some(2), None, Some(11), None] {
+            let mut p = pivots.clone();
+            if let Some(i) = bad {
+                p[i] = 0;
+            }
+            let p = DeviceVec::from_slice(dev, &p).unwrap();
+            let r = getri_batched(l, &a, &p, &info, &mut inv, n * n);
+            match bad {
+                None => assert_eq!(r, Ok(()), "valid pivots after an invalid one"),
+                Some(i) => {
+                    let msg = format!("{r:?}");
+                    assert!(matches!(r, Err(Error::OutOfBounds { op: "getri_batched", .. })), "{msg}");
+                    assert!(msg.contains(&format!("pivots[{i}] = 0 ")), "pivot {i}: {msg}");
+                }
+            }
+        }
+    }
+
+    fn concurrent_calls_report_their_own_errors(dev) {
+        // Several threads scanning on one device at once (on a GPU they share its stream; one
+        // holds the cached scan word, the others take a temporary one).
+        let (n, batch) = (4, 50);
+        let l = BatchLayout::packed(n, batch);
+        let nn = n * n * batch;
+        std::thread::scope(|s| {
+            for t in 0..4usize {
+                s.spawn(move || {
+                    for it in 0..25usize {
+                        let mut buf = well::<f64>(n, (t * 100 + it) as u64).repeat(batch);
+                        let bad = ((t + it) % 3 != 0).then(|| (t * 997 + it * 131) % nn);
+                        if let Some(i) = bad {
+                            buf[i] = f64::INFINITY;
+                        }
+                        let a = DeviceVec::from_slice(dev, &buf).unwrap();
+                        let mut inv = DeviceVec::zeros(dev, nn).unwrap();
+                        let r = inverse_batched(l, &a, &mut inv, n * n).map(|_| ());
+                        match bad {
+                            Some(index) => assert_eq!(r, Err(Error::NonFinite { op: "inverse_batched", index }), "thread {t}, call {it}"),
+                            None => assert_eq!(r, Ok(()), "thread {t}, call {it}"),
+                        }
+                    }
+                });
+            }
+        });
+    }
+
     fn device_mismatch(dev) {
         if !dev.is_cuda() {
             return;

@@ -1,6 +1,8 @@
-//! The CUDA backend: one context and one stream per GPU, embedded kernel modules, and the
-//! reduction workspace. Everything unsafe about CUDA lives in this module tree.
+//! The CUDA backend: one context and one stream per GPU, embedded kernel modules, the
+//! reduction workspace and the scan word. Everything unsafe about CUDA lives in this module
+//! tree.
 
+mod index_word;
 pub(crate) mod launch;
 mod modules;
 
@@ -31,6 +33,8 @@ pub(crate) struct CudaBackend {
     functions: Mutex<HashMap<&'static str, HashMap<String, CudaFunction>>>,
     reduce: Mutex<Option<ReduceWorkspace>>,
     counters: OnceLock<CudaSlice<u8>>,
+    /// The word scan kernels report the smallest index they found in, created on first use.
+    index_word: Mutex<Option<index_word::IndexWord>>,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -159,6 +163,7 @@ impl CudaBackend {
             functions: Mutex::new(HashMap::new()),
             reduce: Mutex::new(None),
             counters: OnceLock::new(),
+            index_word: Mutex::new(None),
         })
     }
 
@@ -180,8 +185,11 @@ impl CudaBackend {
 
     /// Allocates `bytes` bytes of uninitialised device memory (stream-ordered).
     pub(crate) fn alloc_bytes(&self, op: &'static str, bytes: usize) -> Result<CudaSlice<u8>> {
-        // SAFETY: the memory is uninitialised; every caller either fills it before reading
-        // (copies, kernels that write every element) or zeroes it.
+        // SAFETY: the memory is uninitialised. It is only ever read through the driver (copies
+        // and kernels), never as a Rust value in place, and every element type accepts any bit
+        // pattern, so reading it before it is written gives unspecified values, not undefined
+        // behaviour; internal callers fill it (copies, kernels that write every element) or
+        // zero it first.
         unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(driver_err(op, bytes))
     }
 
