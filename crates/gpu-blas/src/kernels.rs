@@ -198,6 +198,30 @@ pub fn max_shared_bytes(device: &Device) -> Option<usize> {
     device.cuda_backend().map(|b| b.max_shared_optin)
 }
 
+/// Asks the driver to give `f`'s launches the largest shared-memory share of the unified
+/// L1/shared array (the preferred carveout, 100 %), so that as many blocks as registers and
+/// shared memory allow can be resident at once; the L1 cache gets the rest. A hint: the driver
+/// may still choose a smaller share.
+///
+/// # Errors
+/// [`Error::Cuda`] when the driver refuses the attribute.
+///
+/// ```no_run
+/// # use gpu_blas::kernels::{function, prefer_shared_carveout, KernelModule};
+/// # use gpu_blas::Device;
+/// # static M: KernelModule = KernelModule::new("m", b"");
+/// let f = function(&Device::cuda(0)?, &M, "k")?;
+/// prefer_shared_carveout(&f)?;
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn prefer_shared_carveout(f: &CudaFunction) -> Result<()> {
+    f.set_attribute(
+        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+        100,
+    )
+    .map_err(|e| Error::cuda("shared memory carveout", e))
+}
+
 /// Lets `f` be launched with up to `bytes` of dynamic shared memory per block (needed above
 /// 48 KiB).
 ///
