@@ -275,6 +275,37 @@ template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag(
     }
 }
 
+// Solves the kk x kk triangle of D (lower or upper, unit diagonal if UNIT; leading dimension
+// NB) for rows kb..kb+kk of the w panel columns, in place. Each column goes to a group of NB
+// lanes (lane r holds row r; NB ≤ 32), so a step is one shuffle and one FMA per lane instead
+// of a serial loop over the triangle: kk dependent steps per column, every warp of the block
+// taking 32 / NB columns at a time. Every lane of a warp takes part in the shuffles.
+template <class T, int NB, bool LOWER, bool UNIT>
+__device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w, const T* D) {
+    constexpr int CPW = 32 / NB;  // columns per warp
+    const int lane = threadIdx.x & 31, r = lane % NB, sub = lane / NB;
+    const int nwarps = blockDim.x >> 5;
+    for (int base = (int)(threadIdx.x >> 5) * CPW; base < w; base += nwarps * CPW) {
+        const int c = base + sub;
+        const bool active = c < w && r < kk;
+        T x = active ? P[kb + r + c * ldp] : zero<T>();
+        if (LOWER) {
+            for (int s = 0; s < kk; ++s) {
+                if (!UNIT && active && r == s) x = div_s(x, D[s + s * NB]);
+                const T xs = shfl_idx(x, s, NB);
+                if (active && r > s) x = madd(neg(D[r + s * NB]), xs, x);
+            }
+        } else {
+            for (int s = kk - 1; s >= 0; --s) {
+                if (!UNIT && active && r == s) x = div_s(x, D[s + s * NB]);
+                const T xs = shfl_idx(x, s, NB);
+                if (active && r < s) x = madd(neg(D[r + s * NB]), xs, x);
+            }
+        }
+        if (active) P[kb + r + c * ldp] = x;
+    }
+}
+
 // Forward substitution on the panel: rows kstart..kend of P solved with the lower triangle of M
 // (unit diagonal if UNIT), rows kend..n updated; rows above kstart must be zero (they are
 // neither read nor written) and kstart a multiple of NB. Starts and ends with the panel
@@ -285,17 +316,7 @@ __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, A
         const int kk = min(NB, kend - kb);
         load_diag<T, NB>(D, kb, kk, acc);
         __syncthreads();
-        if (threadIdx.x < (unsigned)w) {
-            // One lane per column: the small triangular solve in shared memory.
-            T* x = P + kb + threadIdx.x * ldp;
-            for (int r = 0; r < kk; ++r) {
-                T v = x[r];
-#pragma unroll 4
-                for (int s = 0; s < r; ++s) v = madd(neg(D[r + s * NB]), x[s], v);
-                if (!UNIT) v = div_s(v, D[r + r * NB]);
-                x[r] = v;
-            }
-        }
+        diag_solve<T, NB, true, UNIT>(P, ldp, kb, kk, w, D);
         __syncthreads();
         panel_gemm<T, NB, CPT>(P, ldp, kb + kk, n, kb, kk, acc);
         __syncthreads();
@@ -310,16 +331,7 @@ __device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
         const int kb = b * NB, kk = min(NB, n - kb);
         load_diag<T, NB>(D, kb, kk, acc);
         __syncthreads();
-        if (threadIdx.x < (unsigned)w) {
-            T* x = P + kb + threadIdx.x * ldp;
-            for (int r = kk - 1; r >= 0; --r) {
-                T v = x[r];
-#pragma unroll 4
-                for (int s = r + 1; s < kk; ++s) v = madd(neg(D[r + s * NB]), x[s], v);
-                if (!UNIT) v = div_s(v, D[r + r * NB]);
-                x[r] = v;
-            }
-        }
+        diag_solve<T, NB, false, UNIT>(P, ldp, kb, kk, w, D);
         __syncthreads();
         panel_gemm<T, NB, CPT>(P, ldp, 0, kb, kb, kk, acc);
         __syncthreads();
@@ -543,23 +555,33 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
         getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
     }
 
-#define BLOCKED(T, P, NB, CPT)                                                                               \
-    extern "C" __global__ void __launch_bounds__(256) getrf_blocked_nb##NB##_##P(T* a, int* ipiv, int* info, \
-                                                                               BATCH_ARGS) {                 \
-        if (blockIdx.x < (unsigned)batch) getrf_blocked<T, NB, CPT>(a, ipiv, info, BATCH);                  \
-    }                                                                                                        \
-    extern "C" __global__ void __launch_bounds__(256)                                                        \
-        getrs_blocked_nb##NB##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs, int chunks, \
-                                   int trans, BATCH_ARGS) {                                                  \
-        if (trans == 0) solve_blocked<T, NB, CPT, 0>(a, ipiv, info, x, nrhs, chunks, BATCH);                 \
-        else if (trans == 1) solve_blocked<T, NB, CPT, 1>(a, ipiv, info, x, nrhs, chunks, BATCH);            \
-        else solve_blocked<T, NB, CPT, 2>(a, ipiv, info, x, nrhs, chunks, BATCH);                            \
-    }                                                                                                        \
-    extern "C" __global__ void __launch_bounds__(256)                                                        \
-        getri_blocked_nb##NB##_##P(const T* a, const int* ipiv, const int* info, T* x, int chunks,           \
-                                   BATCH_ARGS) {                                                             \
-        solve_blocked<T, NB, CPT, 3>(a, ipiv, info, x, 0, chunks, BATCH);                                    \
+// BLOCKED_V: the three blocked kernels of one panel width, under a register cap set through
+// the minimum number of resident 256-thread blocks (MINB 3: 80 registers; 4: 64; 5: 48).
+// A lower cap trades spills for resident blocks (the kernels are latency-bound: without a cap
+// they took 120-240 registers and ran at a quarter of the warps, twice as slow as at 64); the
+// tuning table picks the variant per type and order.
+#define BLOCKED_V(T, P, NB, CPT, SUF, MINB)                                                              \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
+        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS) {                         \
+        if (blockIdx.x < (unsigned)batch) getrf_blocked<T, NB, CPT>(a, ipiv, info, BATCH);              \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
+        getrs_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs,    \
+                                        int chunks, int trans, BATCH_ARGS) {                             \
+        if (trans == 0) solve_blocked<T, NB, CPT, 0>(a, ipiv, info, x, nrhs, chunks, BATCH);             \
+        else if (trans == 1) solve_blocked<T, NB, CPT, 1>(a, ipiv, info, x, nrhs, chunks, BATCH);        \
+        else solve_blocked<T, NB, CPT, 2>(a, ipiv, info, x, nrhs, chunks, BATCH);                        \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
+        getri_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int chunks,  \
+                                        BATCH_ARGS) {                                                    \
+        solve_blocked<T, NB, CPT, 3>(a, ipiv, info, x, 0, chunks, BATCH);                                \
     }
+
+#define BLOCKED(T, P, NB, CPT)                                                                           \
+    BLOCKED_V(T, P, NB, CPT, _r80, 3)                                                                    \
+    BLOCKED_V(T, P, NB, CPT, _r64, 4)                                                                    \
+    BLOCKED_V(T, P, NB, CPT, _r48, 5)
 
 #define COMMON(T, P)                                                                                         \
     extern "C" __global__ void nonfinite_scan_##P(const T* a, BATCH_ARGS, unsigned long long* first_bad) {   \

@@ -1,13 +1,15 @@
 //! `--only lu-tune`: the sweep behind `batched-lu`'s table of blocked-kernel configurations.
 //!
 //! For each order n ≥ 33 and type, times our `getrf_batched` and `getri_batched` (batch 10000,
-//! or what fits) for every panel width `nb ∈ {8, 16, 32}` (16 and 8 only for c128) and every
-//! thread count in {64, 128, 256}, and prints one line per configuration plus the fastest
-//! (by getrf + getri time) per order, in the form of the table in
-//! `crates/batched-lu/src/tuning.rs`.
+//! or what fits) for every panel width `nb ∈ {8, 16, 32}` (16 and 8 only for c128), every
+//! thread count in {64, 128} (256 never won a sweep once the register caps existed) and every
+//! register cap (80, 64, 48), and prints one line
+//! per configuration plus the fastest factorization and the fastest inverse per order (the
+//! two are chosen apart: the solve kernels read the factors whatever made them), as a row of
+//! the table in `crates/batched-lu/src/tuning.rs`.
 
 use crate::lu::{self, LuCtx};
-use batched_lu::{getrf_batched, getri_batched, set_blocked_config, BatchLayout};
+use batched_lu::{getrf_batched, getri_batched, set_blocked_config, BatchLayout, Blocked, RegCap};
 use gpu_blas::{DeviceVec, Scalar};
 
 /// Orders swept (the blocked kernels serve n > 32).
@@ -15,27 +17,33 @@ pub const ORDERS: [usize; 9] = [33, 48, 64, 100, 128, 190, 256, 384, 512];
 
 /// One configuration's times.
 struct Tuned {
-    nb: usize,
-    threads: u32,
+    cfg: Blocked,
     getrf_ms: f64,
     getri_ms: f64,
+}
+
+/// The table's spelling of a configuration: `c(nb, threads, cap)`.
+fn row(c: &Blocked) -> String {
+    format!("c({}, {}, {:?})", c.nb, c.threads, c.regs)
 }
 
 /// Sweeps one type over [`ORDERS`] (or `orders`); prints the lines described above.
 pub fn sweep<T: Scalar>(cx: &LuCtx<'_>, orders: &[usize], batch: usize) {
     for &n in orders {
         match sweep_one::<T>(cx, n, batch) {
-            Ok(mut all) if !all.is_empty() => {
-                all.sort_by(|a, b| (a.getrf_ms + a.getri_ms).total_cmp(&(b.getrf_ms + b.getri_ms)));
-                let b = &all[0];
-                println!(
-                    "tune-best {} n={n} nb={} threads={} getrf_ms={:.4} getri_ms={:.4}",
-                    T::PREFIX,
-                    b.nb,
-                    b.threads,
-                    b.getrf_ms,
-                    b.getri_ms
-                );
+            Ok(all) if !all.is_empty() => {
+                let f = all.iter().min_by(|a, b| a.getrf_ms.total_cmp(&b.getrf_ms));
+                let i = all.iter().min_by(|a, b| a.getri_ms.total_cmp(&b.getri_ms));
+                if let (Some(f), Some(i)) = (f, i) {
+                    println!(
+                        "tune-best {} n={n} getrf_ms={:.4} getri_ms={:.4} row=({n}, {}, {}),",
+                        T::PREFIX,
+                        f.getrf_ms,
+                        i.getri_ms,
+                        row(&f.cfg),
+                        row(&i.cfg)
+                    );
+                }
             }
             Ok(_) => println!("tune {} n={n}: no configuration ran", T::PREFIX),
             Err(e) => println!("tune {} n={n}: {e}", T::PREFIX),
@@ -62,35 +70,40 @@ fn sweep_one<T: Scalar>(cx: &LuCtx<'_>, n: usize, wanted: usize) -> Result<Vec<T
         &[8, 16, 32]
     };
     let mut out = Vec::new();
-    for &nb in widths {
-        for threads in [64u32, 128, 256] {
-            set_blocked_config(Some((nb, threads)));
-            let rf = lu::time_in_place(cx, &orig, &mut work, |w| {
-                getrf_batched(layout, w, &mut piv, &mut info)
-            });
-            let ri = rf.as_ref().ok().map(|_| {
-                lu::time_out_of_place(cx, || {
-                    getri_batched(layout, &work, &piv, &info, &mut inv, nn)
-                })
-            });
-            match (rf, ri) {
-                (Ok(f), Some(Ok(i))) => {
-                    println!(
-                        "tune {} n={n} batch={batch} nb={nb} threads={threads} getrf_ms={f:.4} getri_ms={i:.4}",
-                        T::PREFIX
-                    );
-                    out.push(Tuned {
-                        nb,
-                        threads,
-                        getrf_ms: f,
-                        getri_ms: i,
-                    });
-                }
-                (Err(err), _) | (Ok(_), Some(Err(err))) => {
-                    println!("tune {} n={n} nb={nb} threads={threads}: {err}", T::PREFIX)
-                }
-                (Ok(_), None) => {}
+    let configs = widths.iter().flat_map(|&nb| {
+        [64u32, 128].into_iter().flat_map(move |threads| {
+            [RegCap::R80, RegCap::R64, RegCap::R48]
+                .into_iter()
+                .map(move |regs| Blocked { nb, threads, regs })
+        })
+    });
+    for cfg in configs {
+        set_blocked_config(Some(cfg));
+        let rf = lu::time_in_place(cx, &orig, &mut work, |w| {
+            getrf_batched(layout, w, &mut piv, &mut info)
+        });
+        let ri = rf.as_ref().ok().map(|_| {
+            lu::time_out_of_place(cx, || {
+                getri_batched(layout, &work, &piv, &info, &mut inv, nn)
+            })
+        });
+        match (rf, ri) {
+            (Ok(f), Some(Ok(i))) => {
+                println!(
+                    "tune {} n={n} batch={batch} {} getrf_ms={f:.4} getri_ms={i:.4}",
+                    T::PREFIX,
+                    row(&cfg)
+                );
+                out.push(Tuned {
+                    cfg,
+                    getrf_ms: f,
+                    getri_ms: i,
+                });
             }
+            (Err(err), _) | (Ok(_), Some(Err(err))) => {
+                println!("tune {} n={n} {}: {err}", T::PREFIX, row(&cfg))
+            }
+            (Ok(_), None) => {}
         }
     }
     Ok(out)

@@ -7,13 +7,14 @@
 //!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
 //!   the thread count come from [`blocked_config`].
 
+use crate::tuning::{Blocked, Kernel};
 use gpu_blas::blas2::Trans;
 use gpu_blas::kernels::{
     allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes, min_index_scan,
-    KernelModule, LaunchConfig, PushKernelArg,
+    prefer_shared_carveout, KernelModule, LaunchConfig, PushKernelArg,
 };
 use gpu_blas::{interop, Device, DeviceVec, Error, Result, Scalar};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 static MODULE: KernelModule = KernelModule::new(
     "batched_lu",
@@ -202,20 +203,17 @@ pub(crate) fn first_bad_pivot(
     })
 }
 
-/// Overrides of the blocked kernels' configuration: `nb << 32 | threads`, 0 for the table.
-static OVERRIDE: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    /// This thread's override of the blocked kernels' configuration (`None`: the table).
+    static OVERRIDE: Cell<Option<Blocked>> = const { Cell::new(None) };
+}
 
-/// Forces the blocked kernels' panel width and thread count (`None`: back to the built-in
-/// table). For tuning sweeps; `nb` must be 8, 16 or 32 and `threads` a multiple of 32 in
-/// `32..=256`, else the call is ignored.
-pub fn set_blocked_config(cfg: Option<(usize, u32)>) {
-    let v = match cfg {
-        Some((nb, t)) if matches!(nb, 8 | 16 | 32) && t % 32 == 0 && (32..=256).contains(&t) => {
-            ((nb as u64) << 32) | t as u64
-        }
-        _ => 0,
-    };
-    OVERRIDE.store(v, Ordering::Relaxed);
+/// Forces the blocked kernels' configuration for the calling thread's launches, for the
+/// factorization and the solves alike (`None`: back to the built-in table). For tuning sweeps
+/// and tests; a configuration whose kernels do not exist (see [`Blocked`]) is ignored, and a
+/// 32-wide panel becomes 16 for 16-byte scalars (no such kernels).
+pub fn set_blocked_config(cfg: Option<Blocked>) {
+    OVERRIDE.with(|o| o.set(cfg.filter(Blocked::valid)));
 }
 
 /// Dynamic shared memory of a blocked kernel for order `n` and panel width `nb`.
@@ -225,23 +223,26 @@ pub(crate) fn blocked_smem<T: Scalar>(n: usize, nb: usize) -> usize {
     n.next_multiple_of(nb) * nb * sz + nb * nb * sz + n.div_ceil(4) * 4 * 4 + 32 * real + 32 * 4
 }
 
-/// Panel width and threads per block of the blocked kernels for order `n` (largest order of a
-/// variable batch), from the table measured with `gpu-bench --only lu-tune`; the panel width
+/// Configuration of the blocked `kernel` for order `n` (largest order of a variable batch),
+/// from the table measured with `gpu-bench --only lu-tune` or the override; the panel width
 /// shrinks until the shared memory fits `max_smem`.
-pub(crate) fn blocked_config<T: Scalar>(n: usize, max_smem: usize) -> Option<(usize, u32)> {
-    let o = OVERRIDE.load(Ordering::Relaxed);
-    let (mut nb, threads) = if o != 0 {
-        ((o >> 32) as usize, o as u32)
-    } else {
-        crate::tuning::blocked::<T>(n)
-    };
-    while blocked_smem::<T>(n, nb) > max_smem {
-        if nb == 8 {
+pub(crate) fn blocked_config<T: Scalar>(
+    n: usize,
+    max_smem: usize,
+    kernel: Kernel,
+) -> Option<Blocked> {
+    let forced = OVERRIDE.with(Cell::get);
+    let mut c = forced.unwrap_or_else(|| crate::tuning::blocked::<T>(n, kernel));
+    if std::mem::size_of::<T>() == 16 {
+        c.nb = c.nb.min(16);
+    }
+    while blocked_smem::<T>(n, c.nb) > max_smem {
+        if c.nb == 8 {
             return None;
         }
-        nb /= 2;
+        c.nb /= 2;
     }
-    Some((nb, threads))
+    Some(c)
 }
 
 fn blocked_fn<T: Scalar>(
@@ -251,17 +252,27 @@ fn blocked_fn<T: Scalar>(
     n: usize,
 ) -> Result<(cudarc::driver::CudaFunction, usize, u32, usize)> {
     let max = max_shared_bytes(dev).unwrap_or(48 * 1024);
-    let (nb, threads) = blocked_config::<T>(n, max).ok_or_else(|| Error::Unsupported {
+    let kernel = if base == "getrf_blocked" {
+        Kernel::Factor
+    } else {
+        Kernel::Solve
+    };
+    let cfg = blocked_config::<T>(n, max, kernel).ok_or_else(|| Error::Unsupported {
         op,
         detail: format!(
             "n = {n} needs more shared memory than the GPU offers ({max} bytes per block)"
         ),
     })?;
-    let f = function(dev, &MODULE, &kernel_name::<T>(&format!("{base}_nb{nb}")))?;
+    let (nb, threads) = (cfg.nb, cfg.threads);
+    let name = format!("{base}_nb{nb}{}", cfg.regs.suffix());
+    let f = function(dev, &MODULE, &kernel_name::<T>(&name))?;
     let smem = blocked_smem::<T>(n, nb);
     if smem > 48 * 1024 {
         allow_shared_bytes(&f, smem)?;
     }
+    // The kernels are latency-bound: as many resident blocks as registers and shared memory
+    // allow, so the whole unified L1/shared array may go to shared memory.
+    prefer_shared_carveout(&f)?;
     Ok((f, nb, threads, smem))
 }
 

@@ -37,6 +37,8 @@ mod vbatched;
 
 #[doc(hidden)]
 pub use gpu::set_blocked_config;
+#[doc(hidden)]
+pub use tuning::{Blocked, RegCap};
 
 pub use batched::{
     getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,

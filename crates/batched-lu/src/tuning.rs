@@ -1,30 +1,107 @@
 //! Launch configuration of the blocked GPU kernels per scalar type and order: panel width
-//! `nb` (columns held in shared memory; 8, 16 or 32) and threads per block.
+//! `nb` (columns held in shared memory; 8, 16 or 32), threads per block and register cap, one
+//! configuration for the factorization (`getrf_blocked_*`) and one for the solves
+//! (`getrs_blocked_*` / `getri_blocked_*`, which read the factors whatever `nb` made them).
 //!
 //! The table is the fastest configuration found by `gpu-bench --only lu-tune` (a sweep over
-//! `nb ∈ {8, 16, 32}` and 64–256 threads at n = 33, 48, 64, 100, 128, 190 and 256, batch
-//! 10000, on an H100); see `docs/perf-notes.md` for the sweep itself. Orders between the
-//! measured ones use the entry of the next larger measured order; orders above 256 (not swept)
-//! use the entry of 256.
+//! `nb ∈ {8, 16, 32}`, 64 and 128 threads and the three register caps at n = 33, 48, 64, 100,
+//! 128, 190 and 256, batch 10000, on an H100); see `docs/perf-notes.md` for the sweep itself. Orders
+//! between the measured ones use the entry of the next larger measured order; orders above
+//! 256 (not swept) use the entry of 256.
 
 use gpu_blas::Scalar;
 
-/// `(upper bound of n, nb, threads)` rows, ascending in n; the last row covers every larger n.
-type Table = &'static [(usize, usize, u32)];
+/// Register cap of a blocked kernel variant: the most registers per thread the compiler was
+/// allowed (`__launch_bounds__(256, m)` with `m` = 3, 4 or 5 resident blocks). A lower cap
+/// lets more blocks reside on a multiprocessor at the cost of some spills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegCap {
+    /// 80 registers (three 256-thread blocks, six of 128).
+    R80,
+    /// 64 registers (four 256-thread blocks, eight of 128).
+    R64,
+    /// 48 registers (five 256-thread blocks, ten of 128).
+    R48,
+}
+
+impl RegCap {
+    /// The suffix of the kernel variant's name (`getrf_blocked_nb16{suffix}_d`).
+    pub(crate) fn suffix(self) -> &'static str {
+        match self {
+            RegCap::R80 => "_r80",
+            RegCap::R64 => "_r64",
+            RegCap::R48 => "_r48",
+        }
+    }
+}
+
+/// One blocked kernel configuration: panel width, threads per block, register cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    /// Panel width (columns in shared memory): 8, 16 or 32.
+    pub nb: usize,
+    /// Threads per block: a multiple of 32 in 32..=256.
+    pub threads: u32,
+    /// Register cap of the kernel variant.
+    pub regs: RegCap,
+}
+
+impl Blocked {
+    /// Whether the kernels exist for this configuration.
+    pub(crate) fn valid(&self) -> bool {
+        matches!(self.nb, 8 | 16 | 32)
+            && self.threads % 32 == 0
+            && (32..=256).contains(&self.threads)
+    }
+}
+
+/// Which kernels a configuration is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// `getrf_blocked_*`.
+    Factor,
+    /// `getrs_blocked_*` and `getri_blocked_*`.
+    Solve,
+}
+
+const fn c(nb: usize, threads: u32, regs: RegCap) -> Blocked {
+    Blocked { nb, threads, regs }
+}
+
+use RegCap::{R48, R64, R80};
+
+/// `(upper bound of n, factor configuration, solve configuration)` rows, ascending in n; the
+/// last row covers every larger n.
+type Table = &'static [(usize, Blocked, Blocked)];
 
 const REAL_SINGLE: Table = &[
-    (33, 8, 64),
-    (48, 16, 64),
-    (128, 8, 64),
-    (190, 16, 64),
-    (usize::MAX, 16, 128),
+    (33, c(8, 64, R48), c(8, 64, R48)),
+    (64, c(16, 64, R48), c(8, 64, R48)),
+    (128, c(16, 64, R48), c(8, 64, R64)),
+    (usize::MAX, c(16, 128, R48), c(8, 64, R64)),
 ];
-const REAL_DOUBLE: Table = &[(100, 8, 64), (usize::MAX, 16, 128)];
-const COMPLEX_SINGLE: Table = &[(100, 8, 64), (128, 16, 64), (usize::MAX, 16, 128)];
-const COMPLEX_DOUBLE: Table = &[(100, 8, 64), (190, 16, 128), (usize::MAX, 16, 256)];
+const REAL_DOUBLE: Table = &[
+    (33, c(8, 64, R64), c(8, 64, R64)),
+    (48, c(8, 64, R48), c(8, 64, R64)),
+    (128, c(8, 64, R64), c(8, 64, R64)),
+    (190, c(16, 128, R64), c(8, 64, R64)),
+    (usize::MAX, c(16, 128, R80), c(8, 64, R64)),
+];
+const COMPLEX_SINGLE: Table = &[
+    (64, c(8, 64, R48), c(8, 64, R64)),
+    (128, c(8, 64, R64), c(8, 64, R64)),
+    (190, c(16, 128, R64), c(8, 64, R64)),
+    (usize::MAX, c(16, 128, R80), c(8, 64, R64)),
+];
+const COMPLEX_DOUBLE: Table = &[
+    (64, c(8, 64, R64), c(8, 64, R64)),
+    (128, c(8, 64, R80), c(8, 64, R80)),
+    (190, c(8, 128, R64), c(8, 64, R80)),
+    (usize::MAX, c(8, 128, R80), c(8, 128, R80)),
+];
 
-/// `(nb, threads)` for the blocked kernels of type `T` at order `n`.
-pub(crate) fn blocked<T: Scalar>(n: usize) -> (usize, u32) {
+/// The configuration of the blocked `kernel` of type `T` at order `n`.
+pub(crate) fn blocked<T: Scalar>(n: usize, kernel: Kernel) -> Blocked {
     let table = match (T::PREFIX, T::IS_COMPLEX) {
         ('s', _) => REAL_SINGLE,
         ('d', _) => REAL_DOUBLE,
@@ -35,28 +112,40 @@ pub(crate) fn blocked<T: Scalar>(n: usize) -> (usize, u32) {
         .iter()
         .find(|r| n <= r.0)
         .unwrap_or(&table[table.len() - 1]);
-    (row.1, row.2)
+    match kernel {
+        Kernel::Factor => row.1,
+        Kernel::Solve => row.2,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_complex::Complex64;
+    use num_complex::{Complex32, Complex64};
 
     #[test]
     fn every_order_has_a_valid_configuration() {
         for n in [0, 1, 33, 64, 65, 190, 512, 100_000] {
-            for (nb, t) in [
-                blocked::<f32>(n),
-                blocked::<f64>(n),
-                blocked::<Complex64>(n),
-            ] {
-                assert!(matches!(nb, 8 | 16 | 32), "n = {n}: nb = {nb}");
-                assert!(
-                    t % 32 == 0 && (32..=256).contains(&t),
-                    "n = {n}: {t} threads"
-                );
+            for k in [Kernel::Factor, Kernel::Solve] {
+                for b in [
+                    blocked::<f32>(n, k),
+                    blocked::<f64>(n, k),
+                    blocked::<Complex32>(n, k),
+                    blocked::<Complex64>(n, k),
+                ] {
+                    assert!(b.valid(), "n = {n}, {k:?}: {b:?}");
+                }
+                // The 32-wide kernels do not exist for c128.
+                assert_ne!(blocked::<Complex64>(n, k).nb, 32, "n = {n}");
             }
+        }
+    }
+
+    #[test]
+    fn tables_ascend_and_end_open() {
+        for t in [REAL_SINGLE, REAL_DOUBLE, COMPLEX_SINGLE, COMPLEX_DOUBLE] {
+            assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+            assert_eq!(t[t.len() - 1].0, usize::MAX);
         }
     }
 }

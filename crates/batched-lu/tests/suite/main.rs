@@ -6,6 +6,7 @@
 mod common;
 
 mod batched;
+mod configs;
 mod errors;
 mod props;
 mod vbatched;
