@@ -664,6 +664,12 @@ fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
 const PANEL_THREADS: u32 = 256;
 /// Fewest panel rows a `getrf_panel` block is given (fewer blocks for short panels).
 pub(crate) const PANEL_MIN_ROWS: usize = 16;
+/// Most blocks of a `getrf_panel` launch by default: each column costs one grid barrier,
+/// whose price grows with the blocks taking part, while the rows per block shrink. Measured
+/// on an H100 (`gpu-bench --only panel-tune`, f64, blocks 16..132): 48 blocks were the
+/// fastest `lu_factor` at n = 4000 (1.08× faster than 132) and 8000 (1.06×), and within
+/// 1.1 % of the fastest (66) at n = 16000.
+pub(crate) const PANEL_MAX_BLOCKS: usize = 48;
 
 /// Multiprocessors of `dev`, or `None` where it cannot launch cooperative grids.
 pub(crate) fn cooperative_sms(op: &'static str, dev: &Device) -> Result<Option<usize>> {
@@ -714,13 +720,13 @@ struct PanelGrid {
 }
 
 /// The grid of `getrf_panel` for a panel of `m ≥ 1` rows and `kb` columns of `T` on a device
-/// with `sms` multiprocessors: `min(request, sms)` blocks (`request` defaults to `sms`, and
-/// counts 0 as 1), fewer where that would give a block fewer than [`PANEL_MIN_ROWS`] rows
+/// with `sms` multiprocessors: `min(request, sms)` blocks (`request` defaults to
+/// [`PANEL_MAX_BLOCKS`], and counts 0 as 1), fewer where that would give a block fewer than [`PANEL_MIN_ROWS`] rows
 /// (`⌈m / 16⌉`, at least one); each block holds `⌈m / blocks⌉` rows of all `kb` columns in
 /// dynamic shared memory, plus the pivot row (`kb` elements). Blocks past the last row hold
 /// none (the kernel allows that).
 fn panel_grid<T: Scalar>(m: usize, kb: usize, sms: usize, request: Option<usize>) -> PanelGrid {
-    let cap = request.unwrap_or(sms).clamp(1, sms.max(1));
+    let cap = request.unwrap_or(PANEL_MAX_BLOCKS).clamp(1, sms.max(1));
     let blocks = cap.min(m.div_ceil(PANEL_MIN_ROWS)).max(1);
     let rows = m.div_ceil(blocks);
     PanelGrid {
@@ -732,8 +738,9 @@ fn panel_grid<T: Scalar>(m: usize, kb: usize, sms: usize, request: Option<usize>
 /// [`panel_grid`] checked against what `f` (`getrf_panel` for `T`) can launch on `dev`: the
 /// dynamic shared memory within the device's opt-in maximum less `f`'s static shared memory
 /// (opting `f` in to that maximum when the grid needs more than the default 48 KiB in all),
-/// and every block resident at once (the cooperative launch's condition). `None` where it
-/// cannot.
+/// and every block resident at once (the cooperative launch's condition). `request = None`
+/// asks for the default count: [`PANEL_MAX_BLOCKS`], or as many more as a block's rows need
+/// to fit its shared memory. `None` where it cannot.
 fn panel_fit<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -743,13 +750,18 @@ fn panel_fit<T: Scalar>(
     request: Option<usize>,
 ) -> Result<Option<PanelGrid>> {
     use cudarc::driver::sys::CUfunction_attribute as F;
-    let g = panel_grid::<T>(m, kb, sms, request);
     let static_smem = f
         .get_attribute(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
         .map_err(|e| driver_error(op, e))?
         .max(0) as usize;
     let optin = max_shared_bytes(dev).unwrap_or(48 * 1024);
     let max_dynamic = optin.saturating_sub(static_smem);
+    // The default count grows past PANEL_MAX_BLOCKS where a block's rows would not fit.
+    let request = request.or_else(|| {
+        let rows_fit = (max_dynamic / std::mem::size_of::<T>()).saturating_sub(kb) / kb.max(1);
+        Some(PANEL_MAX_BLOCKS.max(m.div_ceil(rows_fit.max(1))))
+    });
+    let g = panel_grid::<T>(m, kb, sms, request);
     if g.smem > max_dynamic {
         return Ok(None);
     }
@@ -768,7 +780,8 @@ fn panel_fit<T: Scalar>(
 }
 
 /// The number of blocks `getrf_panel` launches for a panel of `m` rows and `kb` columns of
-/// `T` on `dev` with the block count `request` (`None`: one per multiprocessor), or `None`
+/// `T` on `dev` with the block count `request` (`None`: the default, [`PANEL_MAX_BLOCKS`] or
+/// one per multiprocessor where there are fewer), or `None`
 /// where the panel would be factored column by column instead (no cooperative launch, too
 /// little shared memory, blocks that cannot all be resident). Launches nothing.
 pub(crate) fn panel_launch_blocks<T: Scalar>(
@@ -790,7 +803,7 @@ pub(crate) fn panel_launch_blocks<T: Scalar>(
 /// `getrf_panel(a, ld, n, k, kb, ipiv, info, part_v, part_i, rowbuf, bar)`: the LU with
 /// partial pivoting of the panel `a(k..n, k..k + kb)` in one cooperative launch (pivots into
 /// `ipiv[k..k + kb]`, the first zero pivot into `info`), the rows spread over the blocks of
-/// [`panel_grid`] (`request`: the block count, `None` for one per multiprocessor), one
+/// [`panel_grid`] (`request`: the block count, `None` for the default), one
 /// grid-wide barrier per column. Returns the number of blocks launched, or `None`, launching
 /// nothing, when the panel's rows per block do not fit a block's shared memory or the blocks
 /// cannot all be resident; the caller then uses [`getrf_pivot`] and [`getrf_update`]. An empty
