@@ -67,16 +67,17 @@ pub(crate) fn getrf<T: Scalar>(
 }
 
 /// The block count of the cooperative panel launch forced by [`set_panel_blocks`] (0: the
-/// built-in rule, one block per multiprocessor).
+/// built-in rule, 48 blocks or one per multiprocessor where there are fewer).
 static PANEL_BLOCKS: AtomicUsize = AtomicUsize::new(0);
 
 /// Sets, for the whole process, the number of blocks of the cooperative launch that factors an
 /// LU panel on a GPU (`lu_factor`, `lu_inverse`, `gauss_jordan_inverse` and whatever calls
 /// them). With `Some(b)` a panel of `m` rows runs on `min(b, multiprocessors, ⌈m / 16⌉)`
-/// blocks of `⌈m / blocks⌉` rows each; `None` (or `Some(0)`) restores the built-in rule, one
-/// block per multiprocessor (at least 16 rows each). A panel whose rows per block do not fit a
-/// block's shared memory, or whose blocks cannot all be resident at once, is factored column
-/// by column instead, as under the built-in rule. Every count that launches gives the same
+/// blocks of `⌈m / blocks⌉` rows each; `None` (or `Some(0)`) restores the built-in rule, 48
+/// blocks or one per multiprocessor where there are fewer (at least 16 rows each, and more
+/// blocks where a block's rows would not fit its shared memory). A forced count whose rows per
+/// block do not fit a block's shared memory, or whose blocks cannot all be resident at once,
+/// is factored column by column instead. Every count that launches gives the same
 /// pivots and factors (each element sees the same operations in the same order). For tuning
 /// sweeps (`gpu-bench --only panel-tune`); see also
 /// [`panel_launch_blocks`].
