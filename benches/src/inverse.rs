@@ -319,6 +319,21 @@ fn resid_warning(who: &str, r: Option<Resid>) -> Option<String> {
         .then(|| format!("{who} residual {:.1e} > {}", r.value, model::RESID_LIMIT))
 }
 
+/// `Err` (what a case needs, what is free) when `need` bytes exceed 95 % of the device's free
+/// memory; `Ok` also where the driver cannot say.
+pub fn fits_in_memory(cx: &InvCtx<'_>, need: f64) -> Result<(), String> {
+    if let Ok((free, _)) = cx.ctx.mem_get_info() {
+        if need > 0.95 * free as f64 {
+            return Err(format!(
+                "needs about {:.1} GB of device memory, {:.1} GB free",
+                need / 1e9,
+                free as f64 / 1e9
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs the rows of order `n`, type `T`: the general matrix, then its Hermitian part.
 pub fn run<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<InvRow>) {
     if let Err(e) = case::<T>(cx, n, out) {
@@ -330,16 +345,7 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<InvRow>) -> Res
     let es = std::mem::size_of::<T>();
     let bytes = n * n * es;
     // The pristine matrix, cuSOLVER's two buffers and our result; ours may need more inside.
-    let need = 4.0 * bytes as f64 + 256e6;
-    if let Ok((free, _)) = cx.ctx.mem_get_info() {
-        if need > 0.95 * free as f64 {
-            return Err(format!(
-                "needs about {:.1} GB of device memory, {:.1} GB free",
-                need / 1e9,
-                free as f64 / 1e9
-            ));
-        }
-    }
+    fits_in_memory(cx, 4.0 * bytes as f64 + 256e6)?;
     let t = Instant::now();
     let mut host = model::general::<T>(n, seed::<T>(n));
     eprintln!(

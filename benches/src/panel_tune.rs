@@ -163,16 +163,7 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
     let es = std::mem::size_of::<T>();
     let bytes = n * n * es;
     // The matrix, cuSOLVER's working copy (freed before ours run) and our result.
-    let need = 3.0 * bytes as f64 + 256e6;
-    if let Ok((free, _)) = cx.ctx.mem_get_info() {
-        if need > 0.95 * free as f64 {
-            return Err(format!(
-                "needs about {:.1} GB of device memory, {:.1} GB free",
-                need / 1e9,
-                free as f64 / 1e9
-            ));
-        }
-    }
+    inverse::fits_in_memory(cx, 3.0 * bytes as f64 + 256e6)?;
     let e = |e: gpu_blas::Error| e.to_string();
     let orig = {
         let host = model::general::<T>(n, inverse::seed::<T>(n));
