@@ -37,14 +37,6 @@ template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width
     return u.a;
 }
 
-// The larger magnitude wins; on ties, the smaller logical row (LAPACK's i?amax rule).
-template <class R> __device__ __forceinline__ void better(R& v, int& i, R v2, int i2) {
-    if (v2 > v || (v2 == v && i2 < i)) {
-        v = v2;
-        i = i2;
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Batch descriptors: matrix k's order and offsets.
 

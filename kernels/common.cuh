@@ -124,6 +124,15 @@ template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
     return u.a;
 }
 
+// Argmax step: (v, i) takes (v2, i2) when v2 is larger, or equal with a smaller index
+// (LAPACK's i?amax rule: the first wins on ties). A NaN v2 never wins.
+template <class R> __device__ __forceinline__ void better(R& v, int& i, R v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) {
+        v = v2;
+        i = i2;
+    }
+}
+
 // Exchanges a plain-old-data value with lane ^ mask within groups of `width` lanes (32: the
 // whole warp), four bytes at a time.
 template <class A> __device__ __forceinline__ A shfl_xor_w(A v, int mask, int width) {

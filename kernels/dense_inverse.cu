@@ -658,19 +658,6 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 // all (every one NaN), the pivot is row j itself, as in getrf_pivot. The panel is written
 // back at the end.
 
-__device__ __forceinline__ void arg_better_f(float& v, int& i, float v2, int i2) {
-    if (v2 > v || (v2 == v && i2 < i)) {
-        v = v2;
-        i = i2;
-    }
-}
-__device__ __forceinline__ void arg_better_f(double& v, int& i, double v2, int i2) {
-    if (v2 > v || (v2 == v && i2 < i)) {
-        v = v2;
-        i = i2;
-    }
-}
-
 // No candidate row (the argmax of no entries, or of NaN only: NaN never compares better).
 #define PANEL_NONE 0x7fffffff
 
@@ -681,7 +668,7 @@ template <class R> __device__ __forceinline__ void warp_argmax_all(R& v, int& i)
     for (int d = 16; d > 0; d >>= 1) {
         const R v2 = __shfl_xor_sync(0xffffffffu, v, d);
         const int i2 = __shfl_xor_sync(0xffffffffu, i, d);
-        arg_better_f(v, i, v2, i2);
+        better(v, i, v2, i2);
     }
 }
 
@@ -696,7 +683,7 @@ template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i
     __syncthreads();
     v = red_v[0];
     i = red_i[0];
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) arg_better_f(v, i, red_v[w], red_i[w]);
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) better(v, i, red_v[w], red_i[w]);
 }
 
 // Barrier of the whole grid, for a cooperative launch (every block resident), in one word
@@ -782,7 +769,7 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
     __syncthreads();
     R bv = -1;
     int bi = PANEL_NONE;
-    for (int r = tid; r < nr; r += bd) arg_better_f(bv, bi, abs1(S[r]), r0 + r);
+    for (int r = tid; r < nr; r += bd) better(bv, bi, abs1(S[r]), r0 + r);
     block_argmax_all(bv, bi, red_v, red_i);
     panel_publish(S, rows, kb, r0, r1, k, bv, bi, part_v, part_i, rowbuf);
     for (int c = 0; c < kb; ++c) {
@@ -792,7 +779,7 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         // every warp of every block finds the same (p, value).
         R gv = -1;
         int gi = PANEL_NONE;
-        for (int q = lane; q < G; q += 32) arg_better_f(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
+        for (int q = lane; q < G; q += 32) better(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
         warp_argmax_all(gv, gi);
         const int p = gi == PANEL_NONE ? j : gi;
         const bool zero_piv = !(gv > 0);
@@ -837,7 +824,7 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
                     v = madd(neg(S[(lo + r) + c * rows]), prow[c + 1 + c2], v);
                     *s = v;
                 }
-                if (c2 == 0) arg_better_f(bv, bi, abs1(v), r0 + lo + r);
+                if (c2 == 0) better(bv, bi, abs1(v), r0 + lo + r);
                 r += dr;
                 c2 += dc;
                 if (r >= cnt) {
