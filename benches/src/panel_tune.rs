@@ -19,6 +19,7 @@ use crate::blas1::dtype;
 use crate::cusolver::CusolverInv;
 use crate::inv_model::{self as model, InvPlan, Structure};
 use crate::inverse::{self, InvCtx};
+use crate::report::opt;
 use dense_inverse::{panel_launch_blocks, set_panel_blocks};
 use gpu_blas::{DeviceMatrix, DeviceVec};
 use std::fmt::Write as _;
@@ -89,10 +90,6 @@ pub fn best(rows: &[TuneRow]) -> Vec<&TuneRow> {
     out
 }
 
-fn fmt_opt(v: Option<f64>, prec: usize) -> String {
-    v.map_or_else(|| "—".into(), |v| format!("{v:.prec$}"))
-}
-
 /// The table (markdown): n, type, blocks (`*`: the built-in rule's count), rows per block of
 /// the first panel, ms, cuSOLVER getrf ms, ratio; then the best count per (n, type).
 pub fn table(rows: &[TuneRow]) -> String {
@@ -112,8 +109,8 @@ pub fn table(rows: &[TuneRow]) -> String {
             if r.default { "*" } else { "" },
             rows_per_block(r.n, r.blocks),
             r.ms,
-            fmt_opt(r.getrf_ms, 2),
-            fmt_opt(r.ratio(), 2)
+            opt(r.getrf_ms, 2),
+            opt(r.ratio(), 2)
         );
     }
     let _ = writeln!(s, "(*: the built-in rule's count for the first panel)");
@@ -136,7 +133,7 @@ pub fn table(rows: &[TuneRow]) -> String {
             b.dtype,
             b.blocks,
             b.ms,
-            fmt_opt(b.ratio(), 2)
+            opt(b.ratio(), 2)
         );
     }
     s
@@ -201,7 +198,7 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
     let default = panel_launch_blocks::<T>(cx.dev, n, None).map_err(|e| e.to_string())?;
     eprintln!(
         "panel-tune {ty} n = {n}: cuSOLVER getrf {} ms; built-in rule: {}",
-        fmt_opt(getrf_ms, 3),
+        opt(getrf_ms, 3),
         default.map_or_else(|| "no cooperative panel".into(), |b| format!("{b} blocks"))
     );
     let _restore = BuiltInRule;
@@ -246,7 +243,7 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
                 };
                 eprintln!(
                     "panel-tune {ty} n={n} blocks={b} rows/block={rows} lu_factor_ms={ms:.3} ratio={}",
-                    fmt_opt(row.ratio(), 3)
+                    opt(row.ratio(), 3)
                 );
                 out.push(row);
             }

@@ -120,7 +120,8 @@ pub struct Report {
     pub inverse_method: String,
 }
 
-fn opt(v: Option<f64>, prec: usize) -> String {
+/// `v` with `prec` decimals, or `-` when there is none.
+pub fn opt(v: Option<f64>, prec: usize) -> String {
     v.map_or("-".into(), |v| format!("{v:.prec$}"))
 }
 
