@@ -245,18 +245,17 @@ pub(crate) fn blocked_config<T: Scalar>(
     Some(c)
 }
 
+/// The blocked kernel `base` (`getrf_blocked`, `getrs_blocked` or `getri_blocked`) of type `T`
+/// in the configuration the table (or the override) gives `kernel` at order `n`, opted in to
+/// its shared memory; with its panel width, threads per block and shared memory in bytes.
 fn blocked_fn<T: Scalar>(
     op: &'static str,
     dev: &Device,
     base: &str,
+    kernel: Kernel,
     n: usize,
 ) -> Result<(cudarc::driver::CudaFunction, usize, u32, usize)> {
     let max = max_shared_bytes(dev).unwrap_or(48 * 1024);
-    let kernel = if base == "getrf_blocked" {
-        Kernel::Factor
-    } else {
-        Kernel::Solve
-    };
     let cfg = blocked_config::<T>(n, max, kernel).ok_or_else(|| Error::Unsupported {
         op,
         detail: format!(
@@ -322,7 +321,7 @@ pub(crate) fn getrf<T: Scalar>(
         unsafe { l.launch(cfg(d.batch.div_ceil(per_block), 128, 0)) }.map_err(launch_error(op))?;
         return Ok(());
     }
-    let (f, _nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrf_blocked", d.n)?;
+    let (f, _nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrf_blocked", Kernel::Factor, d.n)?;
     let mut l = s.launch_builder(&f);
     l.arg(&ap).arg(&pp).arg(&ip);
     push_desc!(l, d, b, n, as_, xs);
@@ -350,7 +349,7 @@ pub(crate) fn getrs<T: Scalar>(
     let s = stream(&dev)?;
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
-    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrs_blocked", d.n)?;
+    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrs_blocked", Kernel::Solve, d.n)?;
     let (chunks, grid) = chunk_grid(op, d.batch, nrhs, nb)?;
     let (ap, pp, xp) = (ptr(a), ptr(piv), ptr(x));
     let ip = info.map(ptr).unwrap_or(0);
@@ -413,7 +412,7 @@ pub(crate) fn getri<T: Scalar>(
         unsafe { l.launch(cfg(d.batch.div_ceil(64 / w), 64, smem)) }.map_err(launch_error(op))?;
         return Ok(());
     }
-    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getri_blocked", d.n)?;
+    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getri_blocked", Kernel::Solve, d.n)?;
     let (chunks, grid) = chunk_grid(op, d.batch, d.n, nb)?;
     let ch = chunks as i32;
     let mut l = s.launch_builder(&f);
