@@ -721,8 +721,8 @@ struct PanelGrid {
 
 /// The grid of `getrf_panel` for a panel of `m ≥ 1` rows and `kb` columns of `T` on a device
 /// with `sms` multiprocessors: `min(request, sms)` blocks (`request` defaults to
-/// [`PANEL_MAX_BLOCKS`], and counts 0 as 1), fewer where that would give a block fewer than [`PANEL_MIN_ROWS`] rows
-/// (`⌈m / 16⌉`, at least one); each block holds `⌈m / blocks⌉` rows of all `kb` columns in
+/// [`PANEL_MAX_BLOCKS`], and counts 0 as 1), fewer where that would give a block fewer than
+/// [`PANEL_MIN_ROWS`] rows (`⌈m / 16⌉`, at least one); each block holds `⌈m / blocks⌉` rows of all `kb` columns in
 /// dynamic shared memory, plus the pivot row (`kb` elements). Blocks past the last row hold
 /// none (the kernel allows that).
 fn panel_grid<T: Scalar>(m: usize, kb: usize, sms: usize, request: Option<usize>) -> PanelGrid {
@@ -781,8 +781,8 @@ fn panel_fit<T: Scalar>(
 
 /// The number of blocks `getrf_panel` launches for a panel of `m` rows and `kb` columns of
 /// `T` on `dev` with the block count `request` (`None`: the default, [`PANEL_MAX_BLOCKS`] or
-/// one per multiprocessor where there are fewer), or `None`
-/// where the panel would be factored column by column instead (no cooperative launch, too
+/// one per multiprocessor where there are fewer), or `None` where the panel would be factored
+/// column by column instead (no cooperative launch, too
 /// little shared memory, blocks that cannot all be resident). Launches nothing.
 pub(crate) fn panel_launch_blocks<T: Scalar>(
     op: &'static str,

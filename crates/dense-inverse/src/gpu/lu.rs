@@ -79,8 +79,7 @@ static PANEL_BLOCKS: AtomicUsize = AtomicUsize::new(0);
 /// block do not fit a block's shared memory, or whose blocks cannot all be resident at once,
 /// is factored column by column instead. Every count that launches gives the same
 /// pivots and factors (each element sees the same operations in the same order). For tuning
-/// sweeps (`gpu-bench --only panel-tune`); see also
-/// [`panel_launch_blocks`].
+/// sweeps (`gpu-bench --only panel-tune`); see also [`panel_launch_blocks`].
 ///
 /// ```
 /// dense_inverse::set_panel_blocks(Some(32));
@@ -128,8 +127,8 @@ pub fn panel_launch_blocks<T: Scalar>(
 /// LU with partial pivoting of the panel `a(kk..n, kk..kk + kb)` (pivots into
 /// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): one cooperative `getrf_panel` launch
 /// (on the blocks [`set_panel_blocks`] asks for, by default 48 or one per multiprocessor where
-/// there are fewer) when
-/// `scratch` is there and the panel fits, else `getrf_pivot` and `getrf_update` per column.
+/// there are fewer) when `scratch` is there and the panel fits, else `getrf_pivot` and
+/// `getrf_update` per column.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn factor_panel<T: Scalar>(
     op: &'static str,
@@ -408,8 +407,9 @@ mod tests {
     //! factors bit for bit (both do the same operations in the same order, so any difference
     //! is a bug in the staging, interchanges or barriers), except for complex random data,
     //! whose products the two kernels' machine code may round differently (a contracted
-    //! multiply-add), which can turn a near-tie; for every input `P·A = L·U` on the panel within rounding, `|l| ≤ 1` (`√2` for complex:
-    //! the pivot is largest in `|re| + |im|`), nothing written outside the panel.
+    //! multiply-add), which can turn a near-tie into another pivot; for every input
+    //! `P·A = L·U` on the panel within rounding, `|l| ≤ 1` (`√2` for complex: the pivot is
+    //! largest in `|re| + |im|`), and nothing written outside the panel.
     use super::*;
     use gpu_blas::testing::{cuda_test_device, random_values, under_sanitizer};
     use ndarray::Array2;
