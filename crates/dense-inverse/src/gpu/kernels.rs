@@ -782,8 +782,8 @@ fn panel_fit<T: Scalar>(
 /// The number of blocks `getrf_panel` launches for a panel of `m` rows and `kb` columns of
 /// `T` on `dev` with the block count `request` (`None`: the default, [`PANEL_MAX_BLOCKS`] or
 /// one per multiprocessor where there are fewer), or `None` where the panel would be factored
-/// column by column instead (no cooperative launch, too
-/// little shared memory, blocks that cannot all be resident). Launches nothing.
+/// column by column instead (no cooperative launch, too little shared memory, blocks that
+/// cannot all be resident). Launches nothing.
 pub(crate) fn panel_launch_blocks<T: Scalar>(
     op: &'static str,
     dev: &Device,
