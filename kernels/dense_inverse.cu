@@ -707,17 +707,22 @@ template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i
 // waits until the top bit differs from the one its own add saw; it sees the flip one hop after
 // the last arrival, with no reset and no second word. A block that passed may add for the next
 // round while another still waits: its add cannot flip the bit back before the waiting block
-// has passed and added too. The fences around it make the writes of every block before the
-// barrier visible to every block after it. bar[0]'s low 31 bits are zero between launches.
+// has passed and added too. Ordering: the block's writes before the barrier happen before
+// thread 0's add (the first __syncthreads), which is a release at GPU scope (cumulative, so it
+// carries them); thread 0's spin reads are acquires at GPU scope, so the read that sees the
+// flip synchronizes with every block's release add, and the second __syncthreads carries that
+// to the rest of the block. This replaces two sequentially consistent fences
+// (__threadfence) around a relaxed add and volatile reads. bar[0]'s low 31 bits are zero
+// between launches.
 __device__ __forceinline__ void grid_barrier(unsigned* bar) {
     __syncthreads();
     if (threadIdx.x == 0) {
         const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
-        __threadfence();
-        const unsigned old = atomicAdd(bar, add);
-        const volatile unsigned* now = bar;
-        while (((old ^ *now) & 0x80000000u) == 0) {}
-        __threadfence();
+        unsigned old, now;
+        asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(bar), "r"(add) : "memory");
+        do {
+            asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
+        } while (((old ^ now) & 0x80000000u) == 0);
     }
     __syncthreads();
 }
