@@ -833,21 +833,43 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         bi = PANEL_NONE;
         const int w = kb - c - 1;
         if (cnt > 0) {
-            const int dr = bd % cnt, dc = bd / cnt;
+            // Four elements per pass, all loaded before any is updated: the shared-memory
+            // loads of a thread's elements are independent, so they overlap instead of each
+            // load-FMA-store waiting for the last (the same operations, so the same bits).
+            constexpr int U = 4;
+            const int dr = bd % cnt, dc = bd / cnt, total = cnt * w;
             int r = tid % cnt, c2 = tid / cnt;
-            for (int e = tid; e < cnt * w; e += bd) {
-                T* s = &S[(lo + r) + (c + 1 + c2) * rows];
-                T v = *s;
-                if (!zero_piv) {
-                    v = madd(neg(S[(lo + r) + c * rows]), prow[c + 1 + c2], v);
-                    *s = v;
+            for (int e = tid; e < total; e += U * bd) {
+                int rr[U], cc[U];
+                T v[U], l[U], pv[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    rr[u] = r;
+                    cc[u] = c2;
+                    r += dr;
+                    c2 += dc;
+                    if (r >= cnt) {
+                        r -= cnt;
+                        ++c2;
+                    }
                 }
-                if (c2 == 0) arg_better_f(bv, bi, abs1(v), r0 + lo + r);
-                r += dr;
-                c2 += dc;
-                if (r >= cnt) {
-                    r -= cnt;
-                    ++c2;
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (e + u * bd < total) {
+                        v[u] = S[(lo + rr[u]) + (c + 1 + cc[u]) * rows];
+                        l[u] = S[(lo + rr[u]) + c * rows];
+                        pv[u] = prow[c + 1 + cc[u]];
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (e + u * bd < total) {
+                        if (!zero_piv) {
+                            v[u] = madd(neg(l[u]), pv[u], v[u]);
+                            S[(lo + rr[u]) + (c + 1 + cc[u]) * rows] = v[u];
+                        }
+                        if (cc[u] == 0) arg_better_f(bv, bi, abs1(v[u]), r0 + lo + rr[u]);
+                    }
                 }
             }
         }
