@@ -694,17 +694,22 @@ template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i
 // waits until the top bit differs from the one its own add saw; it sees the flip one hop after
 // the last arrival, with no reset and no second word. A block that passed may add for the next
 // round while another still waits: its add cannot flip the bit back before the waiting block
-// has passed and added too. The fences around it make the writes of every block before the
-// barrier visible to every block after it. bar[0]'s low 31 bits are zero between launches.
+// has passed and added too. Ordering: the block's writes before the barrier happen before
+// thread 0's add (the first __syncthreads), which is a release at GPU scope (cumulative, so it
+// carries them); thread 0's spin reads are acquires at GPU scope, so the read that sees the
+// flip synchronizes with every block's release add, and the second __syncthreads carries that
+// to the rest of the block. This replaces two sequentially consistent fences
+// (__threadfence) around a relaxed add and volatile reads. bar[0]'s low 31 bits are zero
+// between launches.
 __device__ __forceinline__ void grid_barrier(unsigned* bar) {
     __syncthreads();
     if (threadIdx.x == 0) {
         const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
-        __threadfence();
-        const unsigned old = atomicAdd(bar, add);
-        const volatile unsigned* now = bar;
-        while (((old ^ *now) & 0x80000000u) == 0) {}
-        __threadfence();
+        unsigned old, now;
+        asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(bar), "r"(add) : "memory");
+        do {
+            asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(bar) : "memory");
+        } while (((old ^ now) & 0x80000000u) == 0);
     }
     __syncthreads();
 }
@@ -815,21 +820,43 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         bi = PANEL_NONE;
         const int w = kb - c - 1;
         if (cnt > 0) {
-            const int dr = bd % cnt, dc = bd / cnt;
+            // Four elements per pass, all loaded before any is updated: the shared-memory
+            // loads of a thread's elements are independent, so they overlap instead of each
+            // load-FMA-store waiting for the last (the same operations, so the same bits).
+            constexpr int U = 4;
+            const int dr = bd % cnt, dc = bd / cnt, total = cnt * w;
             int r = tid % cnt, c2 = tid / cnt;
-            for (int e = tid; e < cnt * w; e += bd) {
-                T* s = &S[(lo + r) + (c + 1 + c2) * rows];
-                T v = *s;
-                if (!zero_piv) {
-                    v = madd(neg(S[(lo + r) + c * rows]), prow[c + 1 + c2], v);
-                    *s = v;
+            for (int e = tid; e < total; e += U * bd) {
+                int rr[U], cc[U];
+                T v[U], l[U], pv[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    rr[u] = r;
+                    cc[u] = c2;
+                    r += dr;
+                    c2 += dc;
+                    if (r >= cnt) {
+                        r -= cnt;
+                        ++c2;
+                    }
                 }
-                if (c2 == 0) better(bv, bi, abs1(v), r0 + lo + r);
-                r += dr;
-                c2 += dc;
-                if (r >= cnt) {
-                    r -= cnt;
-                    ++c2;
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (e + u * bd < total) {
+                        v[u] = S[(lo + rr[u]) + (c + 1 + cc[u]) * rows];
+                        l[u] = S[(lo + rr[u]) + c * rows];
+                        pv[u] = prow[c + 1 + cc[u]];
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    if (e + u * bd < total) {
+                        if (!zero_piv) {
+                            v[u] = madd(neg(l[u]), pv[u], v[u]);
+                            S[(lo + rr[u]) + (c + 1 + cc[u]) * rows] = v[u];
+                        }
+                        if (cc[u] == 0) better(bv, bi, abs1(v[u]), r0 + lo + rr[u]);
+                    }
                 }
             }
         }
