@@ -37,6 +37,9 @@ template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width
     return u.a;
 }
 
+// No candidate row (no entries, or NaN only: NaN never compares better).
+#define ROW_NONE 0x7fffffff
+
 // ---------------------------------------------------------------------------------------------
 // Batch descriptors: matrix k's order and offsets.
 
@@ -115,9 +118,13 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
 #pragma unroll
     for (int j = 0; j < W; ++j) {
         if (j < n) {
+            // A NaN entry (only after an overflow) ranks below every number but above the
+            // non-candidates, so a column of NaN only pivots on its first row, row j, and every
+            // lane of the group ends the reduction with the same (v, p, src).
+            const R a1 = abs1(r[j]);
             const bool cand = row && pos >= j;
-            R v = cand ? abs1(r[j]) : (R)-1;
-            int p = cand ? pos : 0x7fffffff, src = gl;
+            R v = cand ? (a1 == a1 ? a1 : (R)-0.5) : (R)-1;
+            int p = cand ? pos : ROW_NONE, src = gl;
 #pragma unroll
             for (int off = W / 2; off > 0; off >>= 1) {
                 const R v2 = shfl_xor_w(v, off, W);
@@ -403,9 +410,11 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         lower_solve<T, NB, CPT, true>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
         // Factor the panel's rows j0..n (right-looking inside the panel).
         R v = (R)-1;
-        int p = 0x7fffffff;
+        int p = ROW_NONE;
         for (int i = j0 + threadIdx.x; i < n; i += blockDim.x) better(v, p, abs1(P[i]), i);
         block_argmax(v, p, sm.red_v, sm.red_i);
+        // No comparable entry (NaN only, after an overflow): pivot on the diagonal row.
+        if (p == ROW_NONE) p = j0;
         for (int c = 0; c < w; ++c) {
             const int j = j0 + c;
             if (threadIdx.x == 0) {
@@ -425,7 +434,7 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
             const T piv = P[j + c * ldp];
             const bool scale = !is_zero_v(piv);
             v = (R)-1;
-            p = 0x7fffffff;
+            p = ROW_NONE;
             for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x) {
                 T l = P[i + c * ldp];
                 if (scale) l = div_s(l, piv);
@@ -437,8 +446,12 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
                     if (c2 == c + 1) better(v, p, abs1(u), i);
                 }
             }
-            if (c + 1 < w) block_argmax(v, p, sm.red_v, sm.red_i);
-            else __syncthreads();
+            if (c + 1 < w) {
+                block_argmax(v, p, sm.red_v, sm.red_i);
+                if (p == ROW_NONE) p = j + 1;
+            } else {
+                __syncthreads();
+            }
         }
         // The panel goes back in LAPACK order; its interchanges (rows j0.. only) are applied to
         // the columns left of it, a thread per column. Columns right of the panel stay where

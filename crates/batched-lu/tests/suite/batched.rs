@@ -191,6 +191,63 @@ fn solves<T: Scalar>(dev: &Device) {
     }
 }
 
+/// A finite f32 matrix whose factorization overflows: column 0 is (1, −1, …, −1), column 1 all
+/// 3·10³⁸, column 2 (3·10³⁸, 0, …), the rest the identity's columns. The first step makes
+/// rows 1.. of column 1 infinite (3e38 + 3e38), the second divides infinity by infinity, so
+/// from column 2 on every candidate is NaN.
+fn overflowing(n: usize) -> Vec<f32> {
+    let mut a = vec![0.0f32; n * n];
+    for i in 0..n {
+        a[i] = if i == 0 { 1.0 } else { -1.0 };
+        a[i + n] = 3e38;
+    }
+    a[2 * n] = 3e38;
+    for j in 3..n {
+        a[j + j * n] = 1.0;
+    }
+    a
+}
+
+/// An overflow inside the factorization (finite input, so no error) leaves every pivot in
+/// range, the other matrices of the batch exact, and a NaN inverse for the overflowed one.
+fn overflow_to_nan(dev: &Device) {
+    for n in [3, 20, 40, 100] {
+        let mats = vec![overflowing(n), well::<f32>(n, n as u64)];
+        let (l, buf) = pack(n, &mats);
+        let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
+        let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
+        getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+        let (f, p, inf) = (
+            a.to_vec().unwrap(),
+            piv.to_vec().unwrap(),
+            info.to_vec().unwrap(),
+        );
+        assert!(
+            p.iter().all(|&q| q >= 1 && q as usize <= n),
+            "n = {n}: pivots {p:?}"
+        );
+        assert_eq!(inf[1], 0, "n = {n}");
+        let r = l.stride..l.stride + n * n;
+        assert_lu(
+            n,
+            &mats[1],
+            &f[r.clone()],
+            &p[n..2 * n],
+            "beside an overflow",
+        );
+        let a = DeviceVec::from_slice(dev, &buf).unwrap();
+        let mut x = DeviceVec::from_slice(dev, &buf).unwrap();
+        inverse_batched(l, &a, &mut x, l.stride).unwrap();
+        let x = x.to_vec().unwrap();
+        assert!(
+            x[..n * n].iter().any(|v| v.is_nan()),
+            "n = {n}: overflowed inverse"
+        );
+        assert_inverse(n, &mats[1], &x[r], "beside an overflow");
+    }
+}
+
 /// The largest order the issue asks for: factor, inverse and a transposed solve at n = 1024.
 fn order_1024<T: Scalar>(dev: &Device) {
     let n = 1024;
@@ -226,6 +283,9 @@ gpu_blas::device_tests! {
     }
     fn getrf_reconstructs_mixed_batches(dev) {
         for_all_types!(factor_mixed, dev);
+    }
+    fn overflow_inside_the_factorization(dev) {
+        overflow_to_nan(dev);
     }
     fn getrf_zero_matrix_and_pivot_ties(dev) {
         for_all_types!(zero_matrix_and_ties, dev);
