@@ -225,6 +225,37 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // ---------------------------------------------------------------------------------------------
 // Blocked kernels: one thread block per matrix (getrf) or per (matrix, column chunk) (solves).
 
+// Visits the elements e = tid, tid + bd, ... < rows * cols of a rows x cols tile as (i, c) =
+// (e % rows, e / rows), stepped without dividing, and copies v = get(i, c) to put(i, c, v). U
+// elements per pass: all their loads are issued before any store, so a thread has U loads in
+// flight instead of waiting for each (a load from global memory is hundreds of cycles).
+template <int U, class T, class Get, class Put>
+__device__ __forceinline__ void copy_tile(int rows, int cols, Get get, Put put) {
+    if (rows <= 0 || cols <= 0) return;
+    const int bd = blockDim.x, total = rows * cols;
+    const int dr = bd % rows, dc = bd / rows;
+    int i = (int)threadIdx.x % rows, c = (int)threadIdx.x / rows;
+    for (int e = threadIdx.x; e < total; e += U * bd) {
+        T v[U];
+        int ii[U], cc[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            ii[u] = i;
+            cc[u] = c;
+            v[u] = e + u * bd < total ? get(i, c) : zero<T>();
+            i += dr;
+            c += dc;
+            if (i >= rows) {
+                i -= rows;
+                ++c;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (e + u * bd < total) put(ii[u], cc[u], v[u]);
+    }
+}
+
 // Element (i, k) of op(F) for the factors F: F(i, k) for OP = 0, F(k, i) (conjugated for OP = 2).
 template <class T, int OP> struct FacAcc {
     const T* a;
@@ -400,10 +431,9 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
     for (; j0 < n; j0 += NB) {
         const int w = min(NB, n - j0);
         const bool last = j0 + NB >= n;
-        for (int e = threadIdx.x; e < ldp * NB; e += blockDim.x) {
-            const int i = e % ldp, c = e / ldp;
-            P[e] = (i < n && c < w) ? a[sm.perm[i] + (i64)(j0 + c) * n] : zero<T>();
-        }
+        copy_tile<4, T>(
+            ldp, NB, [&](int i, int c) { return (i < n && c < w) ? a[sm.perm[i] + (i64)(j0 + c) * n] : zero<T>(); },
+            [&](int i, int c, T v) { P[i + c * ldp] = v; });
         __syncthreads();
         // The columns left of the panel hold L with every interchange so far applied (in
         // LAPACK order), so the update reads them straight, coalesced.
@@ -456,10 +486,8 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         // The panel goes back in LAPACK order; its interchanges (rows j0.. only) are applied to
         // the columns left of it, a thread per column. Columns right of the panel stay where
         // they were: the next panel is gathered through the permutation.
-        for (int e = threadIdx.x; e < n * w; e += blockDim.x) {
-            const int i = e % n, c = e / n;
-            a[i + (i64)(j0 + c) * n] = P[i + c * ldp];
-        }
+        copy_tile<4, T>(
+            n, w, [&](int i, int c) { return P[i + c * ldp]; }, [&](int i, int c, T v) { a[i + (i64)(j0 + c) * n] = v; });
         for (int col = threadIdx.x; col < j0; col += blockDim.x) {
             T* x = a + (i64)col * n;
             for (int c = 0; c < w; ++c) {
