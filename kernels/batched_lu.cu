@@ -37,9 +37,6 @@ template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width
     return u.a;
 }
 
-// No candidate row (no entries, or NaN only: NaN never compares better).
-#define ROW_NONE 0x7fffffff
-
 // ---------------------------------------------------------------------------------------------
 // Batch descriptors: matrix k's order and offsets.
 
@@ -233,22 +230,16 @@ template <int U, class T, class Get, class Put>
 __device__ __forceinline__ void copy_tile(int rows, int cols, Get get, Put put) {
     if (rows <= 0 || cols <= 0) return;
     const int bd = blockDim.x, total = rows * cols;
-    const int dr = bd % rows, dc = bd / rows;
-    int i = (int)threadIdx.x % rows, c = (int)threadIdx.x / rows;
+    TileWalk t(threadIdx.x, bd, rows);
     for (int e = threadIdx.x; e < total; e += U * bd) {
         T v[U];
         int ii[U], cc[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            ii[u] = i;
-            cc[u] = c;
-            v[u] = e + u * bd < total ? get(i, c) : zero<T>();
-            i += dr;
-            c += dc;
-            if (i >= rows) {
-                i -= rows;
-                ++c;
-            }
+            ii[u] = t.row;
+            cc[u] = t.col;
+            v[u] = e + u * bd < total ? get(t.row, t.col) : zero<T>();
+            t.step();
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)

@@ -124,6 +124,25 @@ template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
     return u.a;
 }
 
+// The index of an argmax with no candidate: no entries, or NaN only (NaN never compares better).
+#define ROW_NONE 0x7fffffff
+
+// Walks the elements e = start, start + stride, ... of a tile with `rows` rows as (row, col) =
+// (e % rows, e / rows), dividing once instead of at every element (rows > 0).
+struct TileWalk {
+    int row, col, dr, dc, rows;
+    __device__ __forceinline__ TileWalk(int start, int stride, int rows_)
+        : row(start % rows_), col(start / rows_), dr(stride % rows_), dc(stride / rows_), rows(rows_) {}
+    __device__ __forceinline__ void step() {
+        row += dr;
+        col += dc;
+        if (row >= rows) {
+            row -= rows;
+            ++col;
+        }
+    }
+};
+
 // Argmax step: (v, i) takes (v2, i2) when v2 is larger, or equal with a smaller index
 // (LAPACK's i?amax rule: the first wins on ties). A NaN v2 never wins.
 template <class R> __device__ __forceinline__ void better(R& v, int& i, R v2, int i2) {

@@ -658,9 +658,6 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 // all (every one NaN), the pivot is row j itself, as in getrf_pivot. The panel is written
 // back at the end.
 
-// No candidate row (the argmax of no entries, or of NaN only: NaN never compares better).
-#define PANEL_NONE 0x7fffffff
-
 // Warp-wide argmax of (v, i): every lane gets the best of the warp's pairs (largest v, then
 // smallest i). v is never NaN, so the order is total and any reduction order gives the same.
 template <class R> __device__ __forceinline__ void warp_argmax_all(R& v, int& i) {
@@ -740,7 +737,7 @@ __device__ __forceinline__ void panel_publish(const T* S, int rows, int kb, int 
         part_v[b] = bv;
         part_i[b] = bi;
     }
-    const bool has_cand = bi != PANEL_NONE, has_j = j >= r0 && j < r1;
+    const bool has_cand = bi != ROW_NONE, has_j = j >= r0 && j < r1;
     for (int e = threadIdx.x; e < 2 * kb; e += blockDim.x) {
         if (e < kb) {
             if (has_cand) pub[(i64)b * kb + e] = S[(bi - r0) + e * rows];
@@ -773,7 +770,7 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
     }
     __syncthreads();
     R bv = -1;
-    int bi = PANEL_NONE;
+    int bi = ROW_NONE;
     for (int r = tid; r < nr; r += bd) better(bv, bi, abs1(S[r]), r0 + r);
     block_argmax_all(bv, bi, red_v, red_i);
     panel_publish(S, rows, kb, r0, r1, k, bv, bi, part_v, part_i, rowbuf);
@@ -783,10 +780,10 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         // The pivot: every warp reduces all partials itself (no block synchronization), and
         // every warp of every block finds the same (p, value).
         R gv = -1;
-        int gi = PANEL_NONE;
+        int gi = ROW_NONE;
         for (int q = lane; q < G; q += 32) better(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
         warp_argmax_all(gv, gi);
-        const int p = gi == PANEL_NONE ? j : gi;
+        const int p = gi == ROW_NONE ? j : gi;
         const bool zero_piv = !(gv > 0);
         if (b == 0 && tid == 0) {
             ipiv[j] = p + 1;
@@ -817,28 +814,23 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         // Rank-1 update of columns c+1..kb of rows lo..nr (element e: row lo + e % cnt, column
         // c + 1 + e / cnt, stepped without dividing), and the argmax of column c + 1 over them.
         bv = -1;
-        bi = PANEL_NONE;
+        bi = ROW_NONE;
         const int w = kb - c - 1;
         if (cnt > 0) {
             // Four elements per pass, all loaded before any is updated: the shared-memory
             // loads of a thread's elements are independent, so they overlap instead of each
             // load-FMA-store waiting for the last (the same operations, so the same bits).
             constexpr int U = 4;
-            const int dr = bd % cnt, dc = bd / cnt, total = cnt * w;
-            int r = tid % cnt, c2 = tid / cnt;
+            const int total = cnt * w;
+            TileWalk t(tid, bd, cnt);
             for (int e = tid; e < total; e += U * bd) {
                 int rr[U], cc[U];
                 T v[U], l[U], pv[U];
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
-                    rr[u] = r;
-                    cc[u] = c2;
-                    r += dr;
-                    c2 += dc;
-                    if (r >= cnt) {
-                        r -= cnt;
-                        ++c2;
-                    }
+                    rr[u] = t.row;
+                    cc[u] = t.col;
+                    t.step();
                 }
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
