@@ -624,6 +624,89 @@ __device__ void bord_finish(const T* a, i64 ld, int t, T* q, T* y, typename Real
 }
 
 // ---------------------------------------------------------------------------------------------
+// bord_leaf: the inverse of an m x m (m <= 64) Hermitian diagonal block of the blocked bordering
+// inverse, by the unblocked bordering steps in shared memory; one block of 256 threads, the
+// block (its lower triangle taken as the Hermitian matrix, the diagonal's imaginary part dropped)
+// staged in m * m elements of dynamic shared memory and written back in both triangles.
+//
+// Step t (W the inverse of the leading t x t block, r = column t above the diagonal, rho its
+// diagonal entry): q = -W r, beta = rho + Re(r^H q), W += q q^H / beta, the border q / beta,
+// (t, t) = 1 / beta. Thread (i, p) = (tid % 64, tid / 64) sums every fourth product of row i of
+// W r; after one block barrier every warp adds the four partials of all 64 rows itself (two rows
+// per lane), reduces beta with shuffles and keeps q in its own shared copy, so the update needs no
+// second barrier before it; r and rho were read into registers before the barrier, as the update
+// overwrites column t. Two block barriers per step.
+//
+// The first step (numbered from the whole matrix: step0 + t + 1) whose beta fails the test sets
+// flag (INT_MAX: none yet) and fbeta = |beta|: |beta| <= thr or not finite, or with `positive`
+// beta <= thr (not positive definite). A block launched with the flag already set does nothing.
+
+template <class T>
+__device__ void bord_leaf(T* a, i64 ld, int m, int step0, typename Real<T>::type thr, int positive, int* flag,
+                          typename Real<T>::type* fbeta) {
+    typedef typename Real<T>::type R;
+    extern __shared__ unsigned char smem_raw[];
+    T* s = reinterpret_cast<T*>(smem_raw);
+    __shared__ T part[4 * 64];
+    __shared__ T qw[8][64];
+    if (*flag != 0x7fffffff) return;  // uniform
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int e = tid; e < m * m; e += blockDim.x) {
+        const int i = e % m, j = e / m;
+        s[e] = i > j ? a[at(i, j, ld)] : (i == j ? real_only(a[at(i, i, ld)]) : conj(a[at(j, i, ld)]));
+    }
+    __syncthreads();
+    const int row = tid & 63, p = tid >> 6;
+    T* q = qw[warp];
+    bool failed = false;
+    for (int t = 0; t < m; ++t) {
+        // r (rows lane and lane + 32 of column t) and rho, before the barrier.
+        const T r0 = lane < t ? s[lane + t * m] : zero<T>();
+        const T r1 = lane + 32 < t ? s[lane + 32 + t * m] : zero<T>();
+        const R rho = re_of(s[t + t * m]);
+        T acc = zero<T>();
+        if (row < t)
+            for (int k = p; k < t; k += 4) acc = madd(s[row + k * m], s[k + t * m], acc);
+        part[p * 64 + row] = acc;
+        __syncthreads();
+        const T q0 = neg(add(add(part[lane], part[64 + lane]), add(part[128 + lane], part[192 + lane])));
+        const T q1 = neg(add(add(part[32 + lane], part[96 + lane]), add(part[160 + lane], part[224 + lane])));
+        R v = re_of(mul(conj(r0), q0)) + re_of(mul(conj(r1), q1));
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+        const R beta = rho + v;
+        const R binv = (R)1 / beta;
+        const T bi = of_real(T(), binv);
+        q[lane] = q0;
+        q[lane + 32] = q1;
+        __syncwarp();
+        if (tid == 0 && !failed) {
+            const R ab = beta < 0 ? -beta : beta;
+            const R tested = positive ? beta : ab;
+            if (!(tested > thr) || !isfinite(beta)) {
+                failed = true;
+                *flag = step0 + t + 1;
+                *fbeta = ab;
+            }
+        }
+        // W(i, k) += (q_i / beta) conj(q_k); column t = q / beta, row t its conjugate.
+        if (row <= t) {
+            const T qbi = mul(q[row], bi);
+            for (int k = p; k <= t; k += 4) {
+                T w;
+                if (row < t && k < t) w = madd(qbi, conj(q[k]), s[row + k * m]);
+                else if (row < t) w = qbi;                    // k == t
+                else if (k < t) w = conj(mul(q[k], bi));      // row == t
+                else w = bi;
+                s[row + k * m] = w;
+            }
+        }
+        __syncthreads();
+    }
+    for (int e = tid; e < m * m; e += blockDim.x) a[at(e % m, e / m, ld)] = s[e];
+}
+
+// ---------------------------------------------------------------------------------------------
 // getrf_panel: the LU with partial pivoting of the panel a(k..n, k..k+kb) in one cooperative
 // launch, with one grid-wide barrier (grid_barrier) per column. Block b holds `rows`
 // consecutive panel rows in shared memory (all kb columns).
@@ -925,6 +1008,11 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         bord_finish_##P(const T* a, i64 ld, int t, T* q, T* y, Real<T>::type* beta, Real<T>::type thr,      \
                         int* flag, Real<T>::type* fbeta) {                                                   \
         bord_finish<T>(a, ld, t, q, y, beta, thr, flag, fbeta);                                              \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                        \
+        bord_leaf_##P(T* a, i64 ld, int m, int step0, Real<T>::type thr, int positive, int* flag,               \
+                      Real<T>::type* fbeta) {                                                                \
+        bord_leaf<T>(a, ld, m, step0, thr, positive, flag, fbeta);                                           \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                                        \
         col_norm1_##P(const T* a, i64 ld, int m, int n, Real<T>::type* out) {                                \

@@ -15,12 +15,12 @@
 use super::cublas::{self as cb, CUBLAS_OP_C, OP_N};
 use super::kernels as k;
 use super::ops::hermitian_copy;
-use super::Dense;
+use super::{Dense, NB};
 use crate::bordering::threshold;
 use crate::error::{Error, Result};
 use gpu_blas::blas2::Uplo;
-use gpu_blas::{DeviceMatrix, MatRef, Scalar};
-use num_traits::{Float, ToPrimitive};
+use gpu_blas::{DeviceMatrix, DeviceVec, MatRef, Scalar};
+use num_traits::ToPrimitive;
 
 /// `A⁻¹` of the Hermitian matrix whose `uplo` triangle `a` holds, by the unblocked bordering
 /// method; a numerically singular leading block is [`Error::SingularLeadingBlock`] (threshold
@@ -60,8 +60,13 @@ pub(crate) fn unblocked<T: Scalar>(
     Ok((w, anorm))
 }
 
-/// Diagonal blocks of at most this order are inverted on the host (copied down and back).
-const HOST_MAX: usize = 64;
+/// Diagonal blocks of at most this order are inverted by one `bord_leaf` launch (the block in
+/// shared memory); larger single steps recurse with steps of this order.
+const LEAF_MAX: usize = NB;
+
+/// Breakdown checks (each a wait for the device) per top-level pass, at most: a failing matrix
+/// stops within about `1/CHECKS` of the work after its failing step.
+const CHECKS: usize = 16;
 
 /// `A⁻¹` of the Hermitian matrix whose `uplo` triangle `a` holds, by the blocked bordering
 /// method with `b` rows per step (the CPU method's steps): on the full Hermitian working copy,
@@ -80,75 +85,99 @@ pub(crate) fn blocked<T: Scalar>(
     let dev = a.device().clone();
     let mut w = hermitian_copy(op, uplo, a)?;
     let anorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
-    blocked_in_place(op, &mut w, b, anorm)?;
+    blocked_in_place(op, &mut w, b, anorm, false)?;
     Ok((w, anorm))
 }
 
 /// [`blocked`] on the compact, exactly Hermitian working matrix `w` (both triangles), whose
-/// `‖·‖₁` is `anorm`: `w` becomes `A⁻¹`. Returns the smallest pivot `β` (all are positive
-/// exactly when `A` is positive definite; `+∞` for `n = 0`).
+/// `‖·‖₁` is `anorm`: `w` becomes `A⁻¹`. A pivot `β` with `|β|` at or under the threshold (or
+/// not finite) is [`Error::SingularLeadingBlock`]; with `positive`, so is any `β` at or under
+/// the threshold (the test for a positive definite `A`, whose pivots are all positive).
 pub(crate) fn blocked_in_place<T: Scalar>(
     op: &'static str,
     w: &mut DeviceMatrix<T>,
     b: usize,
     anorm: T::Real,
-) -> Result<T::Real> {
+    positive: bool,
+) -> Result<()> {
     let n = w.rows();
-    let mut min_beta = T::Real::infinity();
     if n == 0 {
-        return Ok(min_beta);
+        return Ok(());
     }
     let dev = w.device().clone();
-    let thr = threshold::<T>(n, anorm);
-    let mut stage = DeviceMatrix::<T>::zeros(&dev, HOST_MAX.min(n), HOST_MAX.min(n))?;
-    let mut level = Level {
+    let level = Level {
         op,
-        stage: &mut stage,
-        thr,
-        min_beta: &mut min_beta,
+        thr: threshold::<T>(n, anorm),
+        positive,
+        flag: DeviceVec::from_vec(&dev, vec![i32::MAX])?,
+        fbeta: DeviceVec::zeros(&dev, 1)?,
     };
-    invert_in_place(&mut level, w, 0, n, b.clamp(1, n))?;
+    invert_in_place(&level, w, 0, n, b.clamp(1, n), true)?;
+    level.check()?;
     k::mirror(op, &dev, Dense::of(op, w)?, true)?;
-    Ok(min_beta)
+    Ok(())
 }
 
 /// What every level of [`invert_in_place`] shares.
-struct Level<'a, T: Scalar> {
+struct Level<T: Scalar> {
     op: &'static str,
-    /// Compact `HOST_MAX × HOST_MAX` staging matrix of the host inversions.
-    stage: &'a mut DeviceMatrix<T>,
     /// Breakdown threshold of `|β|`.
     thr: T::Real,
-    /// Smallest pivot `β` seen so far.
-    min_beta: &'a mut T::Real,
+    /// Whether a pivot `β ≤ thr` fails too.
+    positive: bool,
+    /// The first failing step (1-based, `i32::MAX`: none), set on the device.
+    flag: DeviceVec<i32>,
+    /// `|β|` of that step.
+    fbeta: DeviceVec<T::Real>,
+}
+
+impl<T: Scalar> Level<T> {
+    /// Waits for the device and turns a recorded failing step into its error.
+    fn check(&self) -> Result<()> {
+        let step = self.flag.read_range(0, 1)?[0];
+        if step == i32::MAX {
+            return Ok(());
+        }
+        Err(Error::SingularLeadingBlock {
+            op: self.op,
+            step: step as usize,
+            beta: self.fbeta.read_range(0, 1)?[0]
+                .to_f64()
+                .unwrap_or(f64::NAN),
+            threshold: self.thr.to_f64().unwrap_or(f64::NAN),
+        })
+    }
 }
 
 /// Replaces the `m × m` diagonal block of `w` at `(o, o)`, Hermitian and held in both triangles,
 /// by its inverse (both triangles), by blocked bordering with `b` rows per step. A block that
-/// is a single step is inverted on the host when of order ≤ [`HOST_MAX`], else recursively
-/// with 64-row steps, so large `b` keeps the host work and transfers at `64 × 64` blocks.
-/// Breakdown steps are numbered from the start of the whole matrix.
+/// is a single step is inverted by `bord_leaf` when of order ≤ [`LEAF_MAX`], else recursively
+/// with steps of that order. Failing steps are numbered from the start of the whole matrix and
+/// recorded on the device; the `top` level checks the record [`CHECKS`] times at most.
 fn invert_in_place<T: Scalar>(
-    lv: &mut Level<'_, T>,
+    lv: &Level<T>,
     w: &mut DeviceMatrix<T>,
     o: usize,
     m: usize,
     b: usize,
+    top: bool,
 ) -> Result<()> {
     let op = lv.op;
-    if m <= b {
-        return if m <= HOST_MAX {
-            host_inverse(lv, w, o, m)
-        } else {
-            invert_in_place(lv, w, o, m, HOST_MAX)
-        };
-    }
     let dev = w.device().clone();
+    if m <= b {
+        if m > LEAF_MAX {
+            return invert_in_place(lv, w, o, m, LEAF_MAX, false);
+        }
+        let d = Dense::of(op, w)?.at(o, o, m, m);
+        return k::bord_leaf(op, &dev, d, o, lv.thr, lv.positive, &lv.flag, &lv.fbeta);
+    }
     let wd = Dense::of(op, w)?.at(o, o, m, m);
     // Q is t × tb with t < m a multiple of b.
     let qbuf = DeviceMatrix::<T>::zeros(&dev, (m - 1) / b * b, b)?;
     let qd = Dense::of(op, &qbuf)?;
+    let every = m.div_ceil(b).div_ceil(CHECKS);
     let mut t = 0;
+    let mut step = 0;
     while t < m {
         let tb = b.min(m - t);
         let sd = wd.at(t, t, tb, tb);
@@ -180,7 +209,11 @@ fn invert_in_place<T: Scalar>(
                 sd,
             )?;
         }
-        invert_in_place(lv, w, o + t, tb, b)?;
+        invert_in_place(lv, w, o + t, tb, b, false)?;
+        step += 1;
+        if top && step % every == 0 && t + tb < m {
+            lv.check()?;
+        }
         if t > 0 {
             // The upper border Q·S⁻¹ (R, its previous content, is no longer needed), then
             // W⁻¹ += (Q·S⁻¹)·Qᴴ from that border, and the left border S⁻¹·Qᴴ.
@@ -225,42 +258,5 @@ fn invert_in_place<T: Scalar>(
         t += tb;
     }
     drop(qbuf);
-    Ok(())
-}
-
-/// The `m × m` (`m ≤ HOST_MAX`) diagonal block of `w` at `(o, o)` replaced by its inverse,
-/// computed on the host by the unblocked method (its lower triangle taken as the Hermitian
-/// block, as on the CPU; the pivots `β` checked), through the compact staging matrix `stage`.
-fn host_inverse<T: Scalar>(
-    lv: &mut Level<'_, T>,
-    w: &mut DeviceMatrix<T>,
-    o: usize,
-    m: usize,
-) -> Result<()> {
-    let (op, thr, stage) = (lv.op, lv.thr, &mut *lv.stage);
-    let dev = w.device().clone();
-    stage
-        .block_mut(0, 0, m, m)?
-        .copy_from(&w.block(o, o, m, m)?)?;
-    // `to_array` is row-major (i, j); its transpose iterates column-major.
-    let mut sv = stage
-        .block(0, 0, m, m)?
-        .to_array()?
-        .t()
-        .iter()
-        .copied()
-        .collect::<Vec<T>>();
-    crate::check::hermitian_from(Uplo::Lower, m, &mut sv);
-    let beta = crate::cpu::bordering::unblocked(m, &mut sv, thr, o).map_err(|bd| {
-        Error::SingularLeadingBlock {
-            op,
-            step: bd.step,
-            beta: bd.beta,
-            threshold: thr.to_f64().unwrap_or(f64::NAN),
-        }
-    })?;
-    *lv.min_beta = Float::min(*lv.min_beta, beta);
-    let sinv = DeviceMatrix::from_col_major(&dev, m, m, m, sv)?;
-    w.block_mut(o, o, m, m)?.copy_from(&sinv.view())?;
     Ok(())
 }

@@ -652,6 +652,52 @@ pub(crate) fn bord_finish<T: Scalar>(
     Ok(())
 }
 
+/// `bord_leaf(a, ld, m, step0, thr, positive, flag, fbeta)`: the `m × m` (`m ≤ 64`) Hermitian
+/// diagonal block `a` (its lower triangle) replaced by its inverse (both triangles) by unblocked
+/// bordering in shared memory; the first failing pivot `β` (`|β| ≤ thr` or not finite, with
+/// `positive` also `β ≤ thr`) sets `flag = step0 + t + 1` and `fbeta = |β|` unless the flag is
+/// already set, in which case the kernel does nothing. One block of 256 threads.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn bord_leaf<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    step0: usize,
+    thr: T::Real,
+    positive: bool,
+    flag: &DeviceVec<i32>,
+    fbeta: &DeviceVec<T::Real>,
+) -> Result<()> {
+    let m = a.rows;
+    assert!(a.cols == m && (1..=NB).contains(&m) && !flag.is_empty() && !fbeta.is_empty());
+    let f = func(op, dev, &kernel_name::<T>("bord_leaf"))?;
+    let smem = diag_smem::<T>(&f, m)?;
+    let s = stream(op, dev)?;
+    let (ld, mi, s0, pos) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, m)?,
+        i32_of(op, step0)?,
+        positive as i32,
+    );
+    let (fp, fbp) = (vptr(flag), vptr(fbeta));
+    let thr64 = num_traits::ToPrimitive::to_f64(&thr).unwrap_or(f64::NAN);
+    let thr32 = thr64 as f32;
+    let mut l = s.launch_builder(&f);
+    l.arg(&a.ptr).arg(&ld).arg(&mi).arg(&s0);
+    if std::mem::size_of::<T::Real>() == 4 {
+        l.arg(&thr32);
+    } else {
+        l.arg(&thr64);
+    }
+    l.arg(&pos).arg(&fp).arg(&fbp);
+    // SAFETY: (T* a, i64 ld, int m, int step0, Real thr, int positive, int* flag, Real* fbeta)
+    // match the kernel (the threshold passed as T::Real's width); a is m × m with m ≤ 64 (the
+    // kernel's static arrays hold 64 rows), flag and fbeta one element each; 256 threads as the
+    // kernel's row/part split expects; dynamic shared memory m² elements.
+    unsafe { l.launch(cfg((1, 1), 256, smem)) }.map_err(launch_error(op))?;
+    Ok(())
+}
+
 /// A driver call's failure as [`Error::Cuda`].
 fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
     Error::Cuda {

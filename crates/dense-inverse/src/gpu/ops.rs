@@ -509,15 +509,15 @@ pub(crate) fn inverse<T: Scalar>(
             if k::is_hermitian_positive_diagonal(op, &dev, wd)? {
                 // Hermitian: the blocked bordering inverse, kept when every pivot β is
                 // positive (the matrix is positive definite).
-                match super::bordering::blocked_in_place(op, &mut w, AUTO_BORDERING_BLOCK, anorm) {
-                    Ok(min_beta) if min_beta > num_traits::Zero::zero() => {
+                match super::bordering::blocked_in_place(op, &mut w, AUTO_BORDERING_BLOCK, anorm, true) {
+                    Ok(()) => {
                         let used = Method::Bordering(
                             Uplo::Lower,
                             Bordering::Blocked(AUTO_BORDERING_BLOCK),
                         );
                         return exact(w, anorm, used);
                     }
-                    Ok(_) | Err(Error::SingularLeadingBlock { .. }) => {}
+                    Err(Error::SingularLeadingBlock { .. }) => {}
                     Err(e) => return Err(e),
                 }
                 // Not positive definite: the copy was overwritten, read the input again.

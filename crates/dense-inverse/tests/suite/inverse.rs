@@ -81,6 +81,37 @@ fn auto_choices<T: Scalar>(dev: &gpu_blas::Device) {
     }
 }
 
+/// Hermitian with a positive diagonal whose first non-positive bordering pivot comes late:
+/// row and column `late` copy row and column 10 over the leading block (so the leading
+/// `late × late` block is singular in exact arithmetic without the diagonal change) and the
+/// diagonal entry is `(1 − 1e-2)·a(10, 10)`, so the pivot of step `late + 1` is
+/// `β = −1e-2·a(10, 10)`: negative, far from the breakdown threshold.
+fn late_negative_pivot<T: Scalar>(n: usize, late: usize) -> Vec<T> {
+    let mut a = c64(&spd::<T>(n, 21));
+    for j in 0..late {
+        let v = a[j * n + 10];
+        a[j * n + late] = v;
+        a[late * n + j] = v.conj();
+    }
+    a[late * n + late] = C64::new(a[10 * n + 10].re * (1.0 - 1e-2), 0.0);
+    from_c64(&a)
+}
+
+fn auto_late_negative_pivot<T: Scalar>(dev: &gpu_blas::Device) {
+    // Past the first 64-row leaf and the first 256-row step of the GPU's blocked bordering.
+    let (n, late) = (300, 270);
+    let a = late_negative_pivot::<T>(n, late);
+    let ad = upload(dev, n, &a);
+    let inv = inverse(&ad, Method::Auto).unwrap();
+    assert_eq!(inv.method_used, Method::Lu, "indefinite with a positive diagonal");
+    assert_inverse(n, &a, &download(&inv.matrix), "auto, late negative pivot");
+    // Indefinite but not singular: the bordering methods invert it as it is.
+    for v in [Bordering::Blocked(64), Bordering::Blocked(256)] {
+        let x = inverse(&ad, Method::Bordering(Uplo::Upper, v)).unwrap();
+        assert_inverse(n, &a, &download(&x.matrix), &format!("bordering {v:?}, late negative pivot"));
+    }
+}
+
 fn methods_agree<T: Scalar>(dev: &gpu_blas::Device) {
     let n = 96;
     let a = spd::<T>(n, 12);
@@ -238,6 +269,7 @@ fn determinants<T: Scalar>(dev: &gpu_blas::Device) {
 gpu_blas::device_tests! {
     fn inverse_auto_picks_method(dev) { for_all_types!(auto_choices, dev); }
     fn inverse_methods_agree(dev) { for_all_types!(methods_agree, dev); }
+    fn inverse_auto_late_negative_pivot(dev) { for_all_types!(auto_late_negative_pivot, dev); }
     fn inverse_ill_conditioned_flagged(dev) { for_all_types!(ill_conditioned_is_flagged, dev); }
     fn rcond_estimates(dev) { for_all_types!(rcond_functions, dev); }
     fn determinant_phase_and_log(dev) { for_all_types!(determinants, dev); }
