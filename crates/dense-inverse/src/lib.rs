@@ -27,8 +27,9 @@
 //! CPU the bulk is ndarray matrix products, multithreaded with rayon; on a CUDA GPU the panels,
 //! interchanges, diagonal blocks and scans are this crate's kernels and the level-3 products and
 //! triangular solves are cuBLAS calls, all queued on the device's stream; the unblocked
-//! bordering method runs on `gpu_blas`'s level-1 and level-2 kernels, the blocked one on cuBLAS
-//! products with the small Schur complements inverted on the host.
+//! bordering method is two fused kernels per step, the blocked one cuBLAS products with the
+//! small Schur complements inverted by one kernel each (the device is waited for only to check
+//! for a breakdown, a bounded number of times per call).
 //!
 //! Memory: both backends work on one compact copy of the matrix (host memory for the CPU, device
 //! memory for a GPU; read and written back with one strided copy); out-of-place functions compute in
