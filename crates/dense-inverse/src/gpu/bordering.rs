@@ -141,9 +141,7 @@ impl<T: Scalar> Level<T> {
         Err(Error::SingularLeadingBlock {
             op: self.op,
             step: step as usize,
-            beta: self.fbeta.read_range(0, 1)?[0]
-                .to_f64()
-                .unwrap_or(f64::NAN),
+            beta: self.fbeta.read_range(0, 1)?[0].to_f64().unwrap_or(f64::NAN),
             threshold: self.thr.to_f64().unwrap_or(f64::NAN),
         })
     }

@@ -509,7 +509,13 @@ pub(crate) fn inverse<T: Scalar>(
             if k::is_hermitian_positive_diagonal(op, &dev, wd)? {
                 // Hermitian: the blocked bordering inverse, kept when every pivot β is
                 // positive (the matrix is positive definite).
-                match super::bordering::blocked_in_place(op, &mut w, AUTO_BORDERING_BLOCK, anorm, true) {
+                match super::bordering::blocked_in_place(
+                    op,
+                    &mut w,
+                    AUTO_BORDERING_BLOCK,
+                    anorm,
+                    true,
+                ) {
                     Ok(()) => {
                         let used = Method::Bordering(
                             Uplo::Lower,

@@ -103,12 +103,21 @@ fn auto_late_negative_pivot<T: Scalar>(dev: &gpu_blas::Device) {
     let a = late_negative_pivot::<T>(n, late);
     let ad = upload(dev, n, &a);
     let inv = inverse(&ad, Method::Auto).unwrap();
-    assert_eq!(inv.method_used, Method::Lu, "indefinite with a positive diagonal");
+    assert_eq!(
+        inv.method_used,
+        Method::Lu,
+        "indefinite with a positive diagonal"
+    );
     assert_inverse(n, &a, &download(&inv.matrix), "auto, late negative pivot");
     // Indefinite but not singular: the bordering methods invert it as it is.
     for v in [Bordering::Blocked(64), Bordering::Blocked(256)] {
         let x = inverse(&ad, Method::Bordering(Uplo::Upper, v)).unwrap();
-        assert_inverse(n, &a, &download(&x.matrix), &format!("bordering {v:?}, late negative pivot"));
+        assert_inverse(
+            n,
+            &a,
+            &download(&x.matrix),
+            &format!("bordering {v:?}, late negative pivot"),
+        );
     }
 }
 
