@@ -416,6 +416,85 @@ __device__ void gemvt_pair(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 l
     }
 }
 
+// gemv T/C, full matrix with 16-byte packs, deep variant: one warp per C consecutive columns
+// (blockDim.x / 32 warps per block), U packs per lane of each column and of x loaded before any
+// is used, so each warp streams U * 512 contiguous bytes of each of its columns per pass and
+// loads each pack of x once for C columns; rows split over gridDim.y.
+template <class T, int C, int U>
+__device__ void gemvt_col(i64 m, i64 n, T alpha, const T* __restrict__ A, i64 lda, const T* __restrict__ x, T beta,
+                          T* y, i64 incy, T* partials, unsigned* counters, int conj_a, i64 rows_per_split) {
+    constexpr int V = Pack<T>::N;
+    const int lane = threadIdx.x & 31;
+    const int wpb = (int)(blockDim.x >> 5);
+    const i64 j0 = ((i64)blockIdx.x * wpb + (threadIdx.x >> 5)) * C;
+    T acc[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc[c] = zero<T>();
+    if (j0 < n) {
+        const i64 r0 = (i64)blockIdx.y * rows_per_split, r1 = min(m, r0 + rows_per_split);
+        // Columns past n re-read column j0 (their sums are dropped).
+        const T* col[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) col[c] = A + (j0 + c < n ? j0 + c : j0) * lda;
+        const i64 full_hi = r0 + (r1 - r0) / V * V;
+        i64 i = r0 + lane * V;
+        for (; i + (U - 1) * 32 * V < full_hi; i += U * 32 * V) {
+            uint4 w[C][U];
+            Pack<T> b[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+#pragma unroll
+                for (int c = 0; c < C; ++c) w[c][u] = __ldcs(reinterpret_cast<const uint4*>(col[c] + i + u * 32 * V));
+                b[u] = *reinterpret_cast<const Pack<T>*>(x + i + u * 32 * V);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    const Pack<T> a = *reinterpret_cast<Pack<T>*>(&w[c][u]);
+#pragma unroll
+                    for (int e = 0; e < V; ++e) acc[c] = madd(conj_a ? conj(a.v[e]) : a.v[e], b[u].v[e], acc[c]);
+                }
+        }
+        for (; i < full_hi; i += 32 * V) {
+            const Pack<T> b = *reinterpret_cast<const Pack<T>*>(x + i);
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const Pack<T> a = *reinterpret_cast<const Pack<T>*>(col[c] + i);
+#pragma unroll
+                for (int e = 0; e < V; ++e) acc[c] = madd(conj_a ? conj(a.v[e]) : a.v[e], b.v[e], acc[c]);
+            }
+        }
+        for (i64 k = full_hi + lane; k < r1; k += 32)
+#pragma unroll
+            for (int c = 0; c < C; ++c) acc[c] = madd(conj_a ? conj(col[c][k]) : col[c][k], x[k], acc[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) acc[c] = add(acc[c], shfl_down(acc[c], d));
+    if (gridDim.y == 1) {
+        if (lane == 0)
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                if (j0 + c < n) axpby_store(y, n, incy, j0 + c, alpha, acc[c], beta);
+        return;
+    }
+    if (lane == 0)
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+            if (j0 + c < n) partials[(i64)blockIdx.y * n + j0 + c] = acc[c];
+    // The last row split to finish for these columns sums the splits in order and writes y.
+    if (last_block_of(counters + blockIdx.x, gridDim.y)) {
+        const i64 jj = (i64)blockIdx.x * wpb * C + threadIdx.x;
+        if ((int)threadIdx.x < wpb * C && jj < n) {
+            T t = zero<T>();
+            for (unsigned k = 0; k < gridDim.y; ++k) t = add(t, ldcg_t(partials + (i64)k * n + jj));
+            axpby_store(y, n, incy, jj, alpha, t, beta);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // ger / syr / her: A[i, j] += alpha * x[i] * op(y[j]) for (i, j) in the triangle `mode`; one
 // 16-byte pack of a column per thread, blockIdx.x = column, blockIdx.y = row tile. herm: the
@@ -582,6 +661,31 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
         gemvt_pair_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,      \
                        T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {         \
         gemvt_pair<T, false>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, 0, 0, rps);\
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(128)                                                      \
+        gemvt_col1x16_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
+                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
+        gemvt_col<T, 1, 16>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(128)                                                      \
+        gemvt_col1x32_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
+                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
+        gemvt_col<T, 1, 32>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(128)                                                      \
+        gemvt_col2x8_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,   \
+                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
+        gemvt_col<T, 2, 8>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(128)                                                      \
+        gemvt_col2x16_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
+                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
+        gemvt_col<T, 2, 16>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(128)                                                      \
+        gemvt_col4x8_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,   \
+                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
+        gemvt_col<T, 4, 8>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
     }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvt_pair_tri_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \

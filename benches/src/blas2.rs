@@ -319,3 +319,77 @@ pub fn run<T: CublasL2>(
         tri_bytes + vec_bytes,
     );
 }
+
+/// The `gemv-tune` section: gemv T at `n × n` under each launch `set_gemv_t_tuning` can force
+/// (kernel variant, row splits), each timed right before cuBLAS on the same matrices so
+/// that every ratio compares calls made moments apart. Prints one line per launch.
+pub fn gemv_tune<T: CublasL2>(
+    dev: &Device,
+    cublas: &Cublas,
+    n: usize,
+    copy_gbps: f64,
+    reps: usize,
+) {
+    let ctx = interop::cuda_context(dev).unwrap();
+    let stream = interop::cuda_stream(dev).unwrap();
+    let es = std::mem::size_of::<T>();
+    let mat_bytes = n * n * es;
+    let sets = (256usize << 20).div_ceil(mat_bytes).clamp(1, 8);
+    let host: Vec<T> = (0..n * n)
+        .map(|k| T::from_f64(((k * 2654435761) % 1000) as f64 / 1000.0 - 0.5))
+        .collect();
+    let mats: Vec<DeviceMatrix<T>> = (0..sets)
+        .map(|_| DeviceMatrix::from_col_major(dev, n, n, n, host.clone()).unwrap())
+        .collect();
+    drop(host);
+    let xh: Vec<T> = (0..n)
+        .map(|i| T::from_f64(1.0 + (i % 5) as f64 * 0.1))
+        .collect();
+    let x = DeviceVec::from_slice(dev, &xh).unwrap();
+    let mut y = DeviceVec::<T>::zeros(dev, n).unwrap();
+    let (one, zero) = (T::one(), T::zero());
+    let d_one = DeviceScalar::new(dev, one).unwrap();
+    let d_zero = DeviceScalar::new(dev, zero).unwrap();
+    let ap: Vec<u64> = mats
+        .iter()
+        .map(|m| interop::matrix_ptr(m).unwrap())
+        .collect();
+    let (xp, yp) = (interop::vec_ptr(&x).unwrap(), interop::vec_ptr(&y).unwrap());
+    let (p1, p0) = (
+        interop::scalar_ptr(&d_one).unwrap(),
+        interop::scalar_ptr(&d_zero).unwrap(),
+    );
+    let nn = n as c_int;
+    let plan = Plan::for_estimate(2.0 * mat_bytes as f64 / (copy_gbps * 1e6), reps);
+    let bytes = (mat_bytes + 2 * n * es) as f64;
+    use gpu_blas::blas2::GemvTKernel as K;
+    let col = |columns, depth| K::Columns { columns, depth };
+    for kernel in [
+        K::Pair,
+        col(1, 16),
+        col(1, 32),
+        col(2, 8),
+        col(2, 16),
+        col(4, 8),
+    ] {
+        for splits in [None, Some(1), Some(2)] {
+            blas2::set_gemv_t_tuning(splits, Some(kernel));
+            let ours = time_ms(&ctx, &stream, plan, |k| {
+                blas2::gemv(Trans::T, one, &mats[k % sets], &x, zero, &mut y).unwrap()
+            });
+            blas2::set_gemv_t_tuning(None, None);
+            // SAFETY: live device buffers of the stated sizes, bound to cuBLAS's stream.
+            let vend = time_ms(&ctx, &stream, plan, |k| unsafe {
+                T::gemv(cublas, true, nn, nn, p1, ap[k % sets], nn, xp, p0, yp)
+            });
+            println!(
+                "gemv-tune {} n={n} {kernel:?} splits={}: ours {ours:.4} ms ({:.0} GB/s), cuBLAS {vend:.4} ms ({:.0} GB/s), ratio {:.3}",
+                dtype::<T>(),
+                splits.map_or("auto".to_string(), |s| s.to_string()),
+                bytes / (ours * 1e6),
+                bytes / (vend * 1e6),
+                ours / vend
+            );
+        }
+    }
+}

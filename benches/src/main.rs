@@ -16,6 +16,11 @@
 //! runs only when named; `--inv-n 1000,4000`, `--inv-types f64,c64` and `--inv-cpu N` (largest
 //! order timed on the CPU, 0 for none) narrow it.
 //!
+//! `gemv-tune` (only when named) times gemv T under each launch
+//! `gpu_blas::blas2::set_gemv_t_tuning` can force (each kernel variant; row splits auto, 1,
+//! 2), each right before cuBLAS, f64 at n 4096 and 16384 and f32, c64, c128 at 16384
+//! (`--gemv-n N`: f64 at order N only).
+//!
 //! `panel-tune` (only when named) times `dense-inverse`'s `lu_factor` with its cooperative LU
 //! panel launch forced to 8, 16, 24, 32, 48, 66, 100 and 132 blocks (counts that cannot launch
 //! are skipped), against cuSOLVER getrf, for n 4000, 8000, 16000 and f64, f32 (`--inv-n` and
@@ -54,6 +59,7 @@ struct Args {
     inv_n: Option<String>,
     inv_types: Option<String>,
     inv_cpu: Option<usize>,
+    gemv_n: Option<usize>,
 }
 
 fn parse_args() -> Args {
@@ -69,6 +75,7 @@ fn parse_args() -> Args {
         inv_n: None,
         inv_types: None,
         inv_cpu: None,
+        gemv_n: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -81,6 +88,7 @@ fn parse_args() -> Args {
             "--lu-types" => a.lu_types = it.next(),
             "--lu-batch" => a.lu_batch = it.next().and_then(|v| v.parse().ok()),
             "--inv-n" => a.inv_n = it.next(),
+            "--gemv-n" => a.gemv_n = it.next().and_then(|v| v.parse().ok()),
             "--inv-types" => a.inv_types = it.next(),
             "--inv-cpu" => match it.next().map(|v| v.parse()) {
                 Some(Ok(v)) => a.inv_cpu = Some(v),
@@ -96,7 +104,7 @@ fn parse_args() -> Args {
                     .unwrap_or_default()
             }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--only blas1,blas2,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick,panel-tune] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,gemv-tune,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick,panel-tune] [--reps N] [--json PATH] [--markdown PATH]");
                 println!("  lu: batched LU (getrf/getri/getrs/inverse) against cuBLAS, batch 10000, n 4..512, 4 types + variable sizes 33..=190; only when named");
                 println!(
                     "  lu-quick (or lu with --quick): n 8, 32, 64, 190; f64 and c64; batch 2000"
@@ -111,6 +119,8 @@ fn parse_args() -> Args {
                 println!(
                     "  --inv-cpu N   time our CPU backend up to order N (default 4000, 0: never)"
                 );
+                println!("  gemv-tune: gemv T f64 (n 4096, 16384), f32, c64, c128 (16384) under each forced kernel variant and row split, each against cuBLAS; only when named");
+                println!("  --gemv-n N   gemv-tune: only f64 at order N");
                 println!("  panel-tune: lu_factor with the LU panel launch on 8..132 blocks against cuSOLVER getrf, n 4000, 8000, 16000 (--inv-n), f64 and f32 (--inv-types); only when named");
                 std::process::exit(0);
             }
@@ -183,6 +193,19 @@ fn main() {
             blas2::run::<f32>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
             blas2::run::<Complex32>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
             blas2::run::<Complex64>(&dev, &cublas, n, copy_gbps, args.reps, &mut rows);
+        }
+    }
+    if args.only.iter().any(|o| o == "gemv-tune") {
+        // Launch exploration of the packed gemv T kernel (see docs/perf-notes.md).
+        if let Some(n) = args.gemv_n {
+            blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps);
+        } else {
+            for n in [4096usize, 16384] {
+                blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps);
+            }
+            blas2::gemv_tune::<f32>(&dev, &cublas, 16384, copy_gbps, args.reps);
+            blas2::gemv_tune::<Complex32>(&dev, &cublas, 16384, copy_gbps, args.reps);
+            blas2::gemv_tune::<Complex64>(&dev, &cublas, 16384, copy_gbps, args.reps);
         }
     }
     if args.only.iter().any(|o| o == "spmv-caps") {

@@ -9,9 +9,78 @@ use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, VecMut, VecRef};
 use cudarc::driver::{LaunchArgs, LaunchConfig, PushKernelArg};
 use std::mem::size_of;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 const BLOCK: u32 = 256;
+/// Threads of the one-warp-per-column gemv T/C kernels.
+const COLUMN_BLOCK: u32 = 128;
+
+/// Row splits forced on the packed gemv T/C kernel (0: the built-in rule).
+static GEMV_T_SPLITS: AtomicUsize = AtomicUsize::new(0);
+/// The packed gemv T/C kernel forced (0: the built-in choice, else 1 + the variant's index).
+static GEMV_T_KERNEL: AtomicUsize = AtomicUsize::new(0);
+
+/// The kernels of gemv `T`/`C` on full, 16-byte aligned matrices, for [`set_gemv_t_tuning`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemvTKernel {
+    /// One warp per pair of columns, four 16-byte loads per column in flight, 8 warps a block.
+    Pair,
+    /// One warp per `columns` consecutive columns, `depth` 16-byte loads of each column (and of
+    /// `x`) per lane per pass, 4 warps a block. Instantiated: 1×16, 1×32, 2×8, 2×16, 4×8.
+    Columns {
+        /// Columns per warp.
+        columns: usize,
+        /// Loads per lane per column per pass.
+        depth: usize,
+    },
+}
+
+/// The `(columns, depth)` shapes of [`GemvTKernel::Columns`] compiled in `kernels/blas2.cu`.
+const COLUMN_SHAPES: [(usize, usize); 5] = [(1, 16), (1, 32), (2, 8), (2, 16), (4, 8)];
+
+/// Forces, process-wide, the launch of gemv `T`/`C` on full, 16-byte aligned matrices:
+/// `splits` row splits (`None`: the built-in rule, enough blocks to fill the multiprocessors)
+/// and `kernel` (`None`: the built-in choice, see `gemv_t_kernel`). The result is the same up to the order of the
+/// sums. For tuning sweeps (`gpu-bench --only gemv-tune`).
+///
+/// ```
+/// use gpu_blas::blas2::{set_gemv_t_tuning, GemvTKernel};
+/// set_gemv_t_tuning(Some(4), Some(GemvTKernel::Columns { columns: 2, depth: 8 }));
+/// set_gemv_t_tuning(None, None);
+/// ```
+#[doc(hidden)]
+pub fn set_gemv_t_tuning(splits: Option<usize>, kernel: Option<GemvTKernel>) {
+    GEMV_T_SPLITS.store(splits.unwrap_or(0), Ordering::Relaxed);
+    let k = match kernel {
+        None => 0,
+        Some(GemvTKernel::Pair) => 1,
+        Some(GemvTKernel::Columns { columns, depth }) => COLUMN_SHAPES
+            .iter()
+            .position(|&s| s == (columns, depth))
+            .map_or(1, |p| 2 + p),
+    };
+    GEMV_T_KERNEL.store(k, Ordering::Relaxed);
+}
+
+/// The packed gemv T/C kernel to launch: the forced one, else one warp per column with 32
+/// loads per lane per pass for real types and 16 for complex ones (the best shapes of
+/// `gpu-bench --only gemv-tune` on an H100; see docs/perf-notes.md).
+fn gemv_t_kernel<T: Scalar>() -> GemvTKernel {
+    match GEMV_T_KERNEL.load(Ordering::Relaxed) {
+        0 => GemvTKernel::Columns {
+            columns: 1,
+            depth: if T::IS_COMPLEX { 16 } else { 32 },
+        },
+        1 => GemvTKernel::Pair,
+        k => {
+            let (columns, depth) = COLUMN_SHAPES[k - 2];
+            GemvTKernel::Columns { columns, depth }
+        }
+    }
+}
+
 /// Diagonal block size of the blocked triangular solve (`TRSV_NB`).
 const TRSV_NB: usize = 32;
 
@@ -265,14 +334,32 @@ fn gemv_t<T: Scalar>(
     }
     let vec = packable::<T>(&a, Some(&x));
     let v = if vec { (16 / size_of::<T>()).max(1) } else { 1 };
-    // Columns per block: a warp per column, or per pair of columns for the packed kernel.
-    let cols_per_block = (BLOCK / 32) as usize * if vec { 2 } else { 1 };
+    let full = mode == 0 && !herm;
+    let kernel = if vec && full {
+        gemv_t_kernel::<T>()
+    } else {
+        GemvTKernel::Pair
+    };
+    // Columns per block: a warp per column (8 warps, the element path), per pair of columns
+    // (8 warps, the pair kernel) or per `columns` columns (4 warps, the column kernels).
+    let (threads, cols_per_block) = match (vec, kernel) {
+        (true, GemvTKernel::Columns { columns, .. }) => {
+            (COLUMN_BLOCK, (COLUMN_BLOCK / 32) as usize * columns)
+        }
+        (true, GemvTKernel::Pair) => (BLOCK, (BLOCK / 32) as usize * 2),
+        (false, _) => (BLOCK, (BLOCK / 32) as usize),
+    };
     let col_blocks = n.div_ceil(cols_per_block);
-    let target = (b.sm_count as usize) * 8;
-    // Split tall columns so the GPU fills; each split at least 32 packs of rows.
+    // Split tall columns so the GPU fills (8 blocks of 8 warps per multiprocessor, or 4 of 4
+    // for the column kernels, whose warps each keep more loads in flight: one split measured
+    // faster than two at 4096 × 4096); each split at least 32 packs of rows.
+    let target = (b.sm_count as usize) * if threads == COLUMN_BLOCK { 4 } else { 8 };
     let max_splits = m.div_ceil(32 * 32 * v).max(1);
+    let forced = GEMV_T_SPLITS.load(Ordering::Relaxed);
     let splits = if col_blocks > SPLIT_COUNTERS {
         1
+    } else if vec && full && forced > 0 {
+        forced.min(max_splits).min(65535)
     } else {
         target.div_ceil(col_blocks).clamp(1, max_splits).min(65535)
     };
@@ -284,8 +371,24 @@ fn gemv_t<T: Scalar>(
     let rpsi = rps.max(1) as i64;
     let (conj_i, herm_i) = (i32::from(conj && T::IS_COMPLEX), i32::from(herm));
     let args = GemvArgs::new(alpha, &a, &x, beta, &y);
+    if let (true, GemvTKernel::Columns { columns, depth }) = (vec, kernel) {
+        let name = format!("gemvt_col{columns}x{depth}");
+        let f = b.function(&BLAS2, &kernel_name::<T>(&name))?;
+        let mut l = b.stream().launch_builder(&f);
+        args.push(&mut l, false);
+        l.arg(&pp).arg(&counters).arg(&conj_i).arg(&rpsi);
+        // SAFETY: arguments match gemvt_col<C>x<U>_<p> (an instantiated shape: the tuning hook
+        // stores no other); A covers m x n with 16-byte aligned columns, x is contiguous,
+        // aligned and has m elements, y has n; with splits > 1, partials has splits*n elements
+        // and there is one zeroed counter per block of 4·C columns; 128 threads as the
+        // kernels' launch bounds.
+        unsafe { l.launch(cfg((col_blocks as u32, splits as u32), threads)) }
+            .map_err(launch_err("gemv"))?;
+        drop(parts);
+        return Ok(());
+    }
     if vec {
-        let name = if mode != 0 || herm {
+        let name = if !full {
             "gemvt_pair_tri"
         } else {
             "gemvt_pair"
@@ -299,8 +402,8 @@ fn gemv_t<T: Scalar>(
             .arg(&mode)
             .arg(&herm_i)
             .arg(&rpsi);
-        // SAFETY: arguments match gemvt_pair[_tri]_<p> (mode/herm restrict the rows read to the
-        // triangle); A covers m x n with 16-byte aligned columns, x
+        // SAFETY: arguments match gemvt_pair[_tri]_<p> (mode/herm restrict the rows read to
+        // the triangle); A covers m x n with 16-byte aligned columns, x
         // is contiguous, aligned and has m elements, y has n; with splits > 1, partials has
         // splits*n elements and there is one zeroed counter per block of 16 columns.
         unsafe { l.launch(cfg((col_blocks as u32, splits as u32), BLOCK)) }

@@ -22,6 +22,8 @@
 mod cpu;
 mod cuda;
 
+pub use cuda::{set_gemv_t_tuning, GemvTKernel};
+
 use crate::device::Kind;
 use crate::error::{Error, Result};
 use crate::matrix::DeviceMatrix;
