@@ -2,7 +2,8 @@
 // column with optional row splits; both finish with a deterministic reduction of the splits),
 // ger/geru/gerc and syr/her (element-wise over one 16-byte pack per thread; syr/her pair
 // columns j and n-1-j so no block falls outside the triangle), and the diagonal
-// block solve of the blocked trsv (blocks of 32). symv/hemv reuse the gemv kernels restricted to a triangle.
+// block solve of the blocked trsv (blocks of 32). symv/hemv read the stored triangle once in tiles
+// (symv_tiles + symv_finish) or, for strided/unaligned operands, run the gemv kernels restricted to a triangle.
 //
 // Vectors: pointer to the lowest-addressed element, signed increment (BLAS convention).
 // Triangle modes: 0 full, 1 lower (i >= j), 2 upper (i <= j), 3 strictly lower, 4 strictly upper.
@@ -626,7 +627,224 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
 }
 
 // ---------------------------------------------------------------------------------------------
-#define B2_KERNELS(P, T)                                                                                   \
+// symv / hemv in one pass over the stored triangle. The triangle is cut into tiles of
+// MB = 32·V·SYMV_R rows (each lane holds SYMV_R packs of V elements of every column, so a column
+// of a tile is SYMV_R·512 contiguous bytes) by SYMV_NB = 32 columns; K = MB / 32 column tiles
+// span one row tile. Block (I, c) takes the column tiles c·8 .. c·8 + 7 of row tile I's stored
+// ones (lower: J = 0 .. (I+1)K - 1, upper: J = I·K .. end), one tile per warp. Each tile is read
+// once and used twice: its rows give A_IJ·x_J (accumulated per lane, summed over the block's
+// warps in shared memory and written to wrow[I][c]) and its columns give op(A_IJ)ᵀ·x_I (op =
+// conj for hemv; reduced across the warp and written to wcol[I][J]). The K tiles that the
+// diagonal crosses read only the stored triangle (the other is masked, never multiplied) and,
+// for hemv, the real part of the diagonal. symv_finish then sums each row's partials in a fixed
+// order: the result does not depend on scheduling. Requires 16-byte aligned columns
+// (lda % V == 0) and a contiguous aligned x.
+#define SYMV_WARPS 8
+#define SYMV_R 2
+#define SYMV_NB 32
+
+template <class A> __device__ __forceinline__ A shfl_from(A v, int src) {
+    static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_sync(0xffffffffu, u.w[k], src);
+    return u.a;
+}
+
+// The pack of V elements at p, of which the first `valid` exist (the others read as zero).
+template <class T, bool STREAM> __device__ __forceinline__ Pack<T> pack_upto(const T* p, i64 valid) {
+    Pack<T> r;
+    if (valid >= Pack<T>::N) {
+        if (STREAM) *reinterpret_cast<uint4*>(&r) = __ldcs(reinterpret_cast<const uint4*>(p));
+        else r = *reinterpret_cast<const Pack<T>*>(p);
+    } else {
+#pragma unroll
+        for (int e = 0; e < Pack<T>::N; ++e) r.v[e] = e < valid ? p[e] : zero<T>();
+    }
+    return r;
+}
+
+// Sums s[u] (u = 0..7, one value per column of a group of 8) over the warp in 9 shuffles
+// instead of 40: halving exchanges over lane bits 4, 3, 2 leave each lane one column, then two
+// butterflies. Lane L ends with the total of column ((L >> 4) & 1)·4 + ((L >> 3) & 1)·2 +
+// ((L >> 2) & 1); the four lanes of a column hold the same bits.
+template <class T> __device__ __forceinline__ T warp_sum8(const T (&s)[8], int lane) {
+    const bool b4 = lane & 16, b3 = lane & 8, b2 = lane & 4;
+    T t[4], u[2];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) t[k] = add(b4 ? s[k + 4] : s[k], shfl_xor_w(b4 ? s[k] : s[k + 4], 16, 32));
+#pragma unroll
+    for (int k = 0; k < 2; ++k) u[k] = add(b3 ? t[k + 2] : t[k], shfl_xor_w(b3 ? t[k] : t[k + 2], 8, 32));
+    T v = add(b2 ? u[1] : u[0], shfl_xor_w(b2 ? u[0] : u[1], 4, 32));
+    v = add(v, shfl_xor_w(v, 2, 32));
+    return add(v, shfl_xor_w(v, 1, 32));
+}
+
+// One tile: the lane's packs of rows r0 + p·32·V + lane·V .. + V (p < SYMV_R), columns
+// c0 .. c0 + SYMV_NB (those < n). Row sums accumulate in racc; the tile's column sums are
+// stored to out[0 .. SYMV_NB). EDGE: the tile reaches past row or column n - 1, so loads are
+// masked; otherwise every load is unconditional, which lets all of a group's loads be in
+// flight before the first is used (a load under a branch is waited for where the branches
+// join).
+template <class T, bool DIAG, bool EDGE>
+__device__ __forceinline__ void symv_tile(i64 n, const T* __restrict__ A, i64 lda, const T* __restrict__ x, i64 r0,
+                                          i64 c0, const Pack<T> (&xi)[SYMV_R], int upper, int conj_a, int herm,
+                                          T (&racc)[SYMV_R][Pack<T>::N], T* __restrict__ out) {
+    constexpr int V = Pack<T>::N, R = SYMV_R, NB = SYMV_NB, U = 8;
+    const int lane = threadIdx.x & 31;
+    const i64 row = r0 + lane * V;  // the lane's first row
+    const i64 cols = n - c0 < NB ? n - c0 : NB;
+    const T* col0 = A + c0 * lda + row;
+    const int mine = ((lane >> 4) & 1) * 4 + ((lane >> 3) & 1) * 2 + ((lane >> 2) & 1);
+#pragma unroll
+    for (int cb = 0; cb < NB; cb += U) {
+        Pack<T> a[U][R];
+        T xc[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int c = cb + u;
+            if (!EDGE) {
+#pragma unroll
+                for (int p = 0; p < R; ++p)
+                    *reinterpret_cast<uint4*>(&a[u][p]) =
+                        __ldcs(reinterpret_cast<const uint4*>(col0 + c * lda + p * 32 * V));
+                xc[u] = x[c0 + c];
+            } else if (c < cols) {
+#pragma unroll
+                for (int p = 0; p < R; ++p) a[u][p] = pack_upto<T, true>(col0 + c * lda + p * 32 * V, n - row - p * 32 * V);
+                xc[u] = x[c0 + c];
+            } else {
+                xc[u] = zero<T>();
+#pragma unroll
+                for (int p = 0; p < R; ++p)
+#pragma unroll
+                    for (int e = 0; e < V; ++e) a[u][p].v[e] = zero<T>();
+            }
+        }
+        T s[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            s[u] = zero<T>();
+#pragma unroll
+            for (int p = 0; p < R; ++p)
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    T ae = a[u][p].v[e];
+                    T at = conj_a ? conj(ae) : ae;
+                    if (DIAG) {
+                        const i64 r = row + p * 32 * V + e, c = c0 + cb + u;
+                        const bool stored = upper ? r <= c : r >= c;
+                        if (!stored) ae = at = zero<T>();
+                        if (r == c) {
+                            if (herm) ae = realpart(ae);
+                            at = zero<T>();  // the diagonal counts once, in the row sums
+                        }
+                    }
+                    racc[p][e] = madd(ae, xc[u], racc[p][e]);
+                    s[u] = madd(at, xi[p].v[e], s[u]);
+                }
+        }
+        const T v = warp_sum8(s, lane);
+        if ((lane & 3) == 0) out[cb + mine] = v;
+    }
+}
+
+template <class T>
+__device__ void symv_tiles(i64 n, const T* __restrict__ A, i64 lda, const T* __restrict__ x, int upper, int conj_a,
+                           int herm, T* __restrict__ wcol, T* __restrict__ wrow) {
+    constexpr int V = Pack<T>::N, R = SYMV_R, MB = 32 * V * R, NB = SYMV_NB, K = MB / NB;
+    __shared__ T red[SYMV_WARPS][MB];
+    const i64 tc = (n + NB - 1) / NB;
+    const i64 I = blockIdx.x, c = blockIdx.y;
+    const i64 first = upper ? I * K : 0;
+    const i64 count = upper ? tc - I * K : ((I + 1) * K < tc ? (I + 1) * K : tc);
+    if (c * SYMV_WARPS >= count) return;  // the whole block: no tile of this row left
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    T racc[R][V];
+#pragma unroll
+    for (int p = 0; p < R; ++p)
+#pragma unroll
+        for (int e = 0; e < V; ++e) racc[p][e] = zero<T>();
+    const i64 k = c * SYMV_WARPS + warp;
+    if (k < count) {
+        const i64 J = first + k;
+        const i64 r0 = I * MB, c0 = J * NB;
+        Pack<T> xi[R];
+#pragma unroll
+        for (int p = 0; p < R; ++p) {
+            const i64 r = r0 + p * 32 * V + lane * V;
+            xi[p] = pack_upto<T, false>(x + r, n - r);
+        }
+        T* out = wcol + (I * tc + J) * NB;
+        const bool diag = J >= I * K && J < (I + 1) * K, edge = r0 + MB > n || c0 + NB > n;
+        if (diag) {
+            if (edge) symv_tile<T, true, true>(n, A, lda, x, r0, c0, xi, upper, conj_a, herm, racc, out);
+            else symv_tile<T, true, false>(n, A, lda, x, r0, c0, xi, upper, conj_a, herm, racc, out);
+        } else {
+            if (edge) symv_tile<T, false, true>(n, A, lda, x, r0, c0, xi, upper, conj_a, herm, racc, out);
+            else symv_tile<T, false, false>(n, A, lda, x, r0, c0, xi, upper, conj_a, herm, racc, out);
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < R; ++p)
+#pragma unroll
+        for (int e = 0; e < V; ++e) red[warp][p * 32 * V + lane * V + e] = racc[p][e];
+    __syncthreads();
+    for (int t = threadIdx.x; t < MB; t += blockDim.x) {
+        T sum = red[0][t];
+#pragma unroll
+        for (int w = 1; w < SYMV_WARPS; ++w) sum = add(sum, red[w][t]);
+        wrow[(I * gridDim.y + c) * MB + t] = sum;
+    }
+}
+
+// y ← α·(Σ partials) + β·y for each row: block Rb takes row tile Rb (MB rows); its threads are
+// MB rows × (blockDim.x / MB) groups that each sum every g-th partial, then the groups are
+// added in order. A row r gets the column sums of the tiles (S, r / 32) for every stored S
+// and the row sums of the chunks of row tile Rb.
+template <class T>
+__device__ void symv_finish(i64 n, T alpha, T beta, T* y, i64 incy, int upper, const T* __restrict__ wcol,
+                            const T* __restrict__ wrow, i64 chunks) {
+    constexpr int V = Pack<T>::N, MB = 32 * V * SYMV_R, NB = SYMV_NB, K = MB / NB, G = B2_BLOCK / MB;
+    static_assert(G >= 1, "a row tile must fit one block");
+    __shared__ T part[G][MB];
+    const i64 tr = (n + MB - 1) / MB, tc = (n + NB - 1) / NB;
+    const i64 Rb = blockIdx.x;
+    const int rr = threadIdx.x % MB, g = threadIdx.x / MB;
+    const i64 r = Rb * MB + rr, jt = r / NB, jj = r % NB;
+    const i64 count = upper ? tc - Rb * K : ((Rb + 1) * K < tc ? (Rb + 1) * K : tc);
+    const i64 nchunks = (count + SYMV_WARPS - 1) / SYMV_WARPS;
+    const i64 ncol = upper ? Rb + 1 : tr - Rb;  // row tiles whose columns give rows of Rb
+    const i64 total = r < n ? ncol + nchunks : 0;
+    T acc[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) acc[q] = zero<T>();
+    // Item t < ncol: the column sums of tile (S, jt) (lower: S = Rb + t, upper: S = t);
+    // item ncol + c: row chunk c of row tile Rb.
+    for (i64 t0 = g; t0 < total; t0 += 4 * G) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const i64 t = t0 + q * G;
+            if (t < total) {
+                const T* p = t < ncol ? wcol + ((upper ? t : Rb + t) * tc + jt) * NB + jj
+                                      : wrow + (Rb * chunks + (t - ncol)) * MB + rr;
+                acc[q] = add(acc[q], *p);
+            }
+        }
+    }
+    part[g][rr] = add(add(acc[0], acc[1]), add(acc[2], acc[3]));
+    __syncthreads();
+    if (g == 0 && r < n) {
+        T sum = part[0][rr];
+#pragma unroll
+        for (int h = 1; h < G; ++h) sum = add(sum, part[h][rr]);
+        axpby_store(y, n, incy, r, alpha, sum, beta);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+#define B2_KERNELS(P, T, SYMV_MINB)                                                                                \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
                   T* partials, unsigned* counters, int mode, int herm, i64 cps) {                                              \
@@ -711,13 +929,23 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
         rank1_pair_vec_##P(i64 n, T alpha, const T* x, i64 incx, T* A, i64 lda, int mode, int herm) {      \
         rank1_pair<T, true>(n, alpha, x, incx, A, lda, mode, herm);                                        \
     }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(SYMV_WARPS * 32, SYMV_MINB)                                      \
+        symv_tiles_##P(i64 n, const T* A, i64 lda, const T* x, int upper, int conj_a, int herm, T* wcol,    \
+                       T* wrow) {                                                                          \
+        symv_tiles<T>(n, A, lda, x, upper, conj_a, herm, wcol, wrow);                                      \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+        symv_finish_##P(i64 n, T alpha, T beta, T* y, i64 incy, int upper, const T* wcol, const T* wrow,    \
+                        i64 chunks) {                                                                      \
+        symv_finish<T>(n, alpha, beta, y, incy, upper, wcol, wrow, chunks);                                \
+    }                                                                                                      \
     extern "C" __global__ void __launch_bounds__(TRSV_NB)                                                  \
         trsv_diag_##P(int b, const T* A, i64 lda, T* x, i64 n, i64 incx, i64 first, int lower_eff,         \
                       int trans, int unit) {                                                               \
         trsv_diag<T>(b, A, lda, x, n, incx, first, lower_eff, trans, unit);                                \
     }
 
-B2_KERNELS(s, float)
-B2_KERNELS(d, double)
-B2_KERNELS(c, cf32)
-B2_KERNELS(z, cf64)
+B2_KERNELS(s, float, 2)
+B2_KERNELS(d, double, 2)
+B2_KERNELS(c, cf32, 2)
+B2_KERNELS(z, cf64, 2)

@@ -970,8 +970,10 @@ gpu_blas::device_tests! {
 
 /// symv/hemv at sizes where the GPU takes its packed paths with masked diagonal packs: NaN in
 /// the unreferenced triangle (and in the imaginary part of a Hermitian diagonal) must not leak.
+/// A contiguous `x` takes the one-pass tile kernel (partial tiles at the odd sizes), an `x` with
+/// increment 2 the two passes over the triangle; both are checked.
 fn symv_packed<T: Scalar>(dev: &Device) {
-    for &n in &[2048usize, 1537] {
+    for &n in &[2048usize, 1537, 1, 3, 65, 130, 600] {
         for uplo in [Uplo::Lower, Uplo::Upper] {
             let mut vals = random_values::<T>(n * n, n as u64 + 1);
             let nan = T::from_f64(f64::NAN);
@@ -990,13 +992,19 @@ fn symv_packed<T: Scalar>(dev: &Device) {
             let a = DeviceMatrix::from_col_major(dev, n, n, n, vals.clone()).unwrap();
             let xs = random_values::<T>(n, 5);
             let x = DeviceVec::from_slice(dev, &xs).unwrap();
+            let spread: Vec<T> = xs.iter().flat_map(|&v| [v, T::zero()]).collect();
+            let x2 = DeviceVec::from_slice(dev, &spread).unwrap();
             let mut y = DeviceVec::<T>::zeros(dev, n).unwrap();
+            let mut y2 = DeviceVec::<T>::zeros(dev, n).unwrap();
+            let xv2 = x2.strided(0, n, 2).unwrap();
             if T::IS_COMPLEX {
                 blas2::hemv(uplo, T::one(), &a, &x, T::zero(), &mut y).unwrap();
+                blas2::hemv(uplo, T::one(), &a, xv2, T::zero(), &mut y2).unwrap();
             } else {
                 blas2::symv(uplo, T::one(), &a, &x, T::zero(), &mut y).unwrap();
+                blas2::symv(uplo, T::one(), &a, xv2, T::zero(), &mut y2).unwrap();
             }
-            let got = y.to_vec().unwrap();
+            let (got, got2) = (y.to_vec().unwrap(), y2.to_vec().unwrap());
             for i in (0..n).step_by(7).chain([n - 1]) {
                 let (mut s, mut bound) = (C64::new(0.0, 0.0), 0.0);
                 for j in 0..n {
@@ -1011,12 +1019,14 @@ fn symv_packed<T: Scalar>(dev: &Device) {
                     s += aij * c64(xs[j]);
                     bound += aij.norm() * c64(xs[j]).norm();
                 }
-                assert_close(
-                    &format!("symv/hemv n={n} {uplo:?} row {i}"),
-                    c64(got[i]),
-                    s,
-                    gamma::<T>(n) * bound,
-                );
+                for (path, g) in [("contiguous x", &got), ("x increment 2", &got2)] {
+                    assert_close(
+                        &format!("symv/hemv n={n} {uplo:?} {path} row {i}"),
+                        c64(g[i]),
+                        s,
+                        gamma::<T>(n) * bound,
+                    );
+                }
             }
         }
     }

@@ -456,6 +456,16 @@ pub(crate) fn symv<T: Scalar>(
     y: VecMut<'_, T>,
 ) -> Result<()> {
     let (a, x, y) = (dmat(&a), dvec(&x), dvec(&y.as_ref()));
+    if a.rows == 0 {
+        return Ok(());
+    }
+    if packable::<T>(&a, Some(&x)) {
+        // Without room for the one-pass kernel's partial sums, the two passes below need none.
+        match symv_one_pass(b, herm, uplo, alpha, a, x, beta, y) {
+            Err(crate::Error::OutOfMemory { .. }) => {}
+            r => return r,
+        }
+    }
     // A = tri + strict_triᵀ (conjugated for Hermitian): two passes over the stored triangle.
     let (with_diag, strict) = match uplo {
         Uplo::Lower => (1, 3),
@@ -463,6 +473,87 @@ pub(crate) fn symv<T: Scalar>(
     };
     gemv_n(b, alpha, a, x, beta, y, with_diag, herm)?;
     gemv_t(b, herm, alpha, a, x, T::one(), y, strict, false)
+}
+
+/// Warps (tiles) per block of `symv_tiles`.
+const SYMV_WARPS: usize = 8;
+/// Packs per lane per column of a `symv_tiles` tile (its rows: 32 lanes × this × one pack).
+const SYMV_R: usize = 2;
+/// Columns of a `symv_tiles` tile.
+const SYMV_NB: usize = 32;
+
+/// symv/hemv reading each element of the stored triangle once: `symv_tiles` cuts the triangle
+/// into tiles of `32·V·SYMV_R` rows by 32 columns and uses each tile for both the rows and the
+/// columns it touches, writing partial sums of each (tile, direction) to scratch;
+/// `symv_finish` adds each row's partials in a fixed order and applies α and β. Needs 16-byte
+/// aligned columns and a contiguous aligned `x` (the caller checks); `y` may have any increment.
+#[allow(clippy::too_many_arguments)]
+fn symv_one_pass<T: Scalar>(
+    b: &Arc<CudaBackend>,
+    herm: bool,
+    uplo: Uplo,
+    alpha: T,
+    a: DMat,
+    x: DVec,
+    beta: T,
+    y: DVec,
+) -> Result<()> {
+    let n = a.rows;
+    let mb = 32 * (16 / size_of::<T>()).max(1) * SYMV_R;
+    let (tr, tc) = (n.div_ceil(mb), n.div_ceil(SYMV_NB));
+    let chunks = tc.div_ceil(SYMV_WARPS);
+    if tr > u32::MAX as usize || chunks > 65535 {
+        return Err(crate::Error::SizeTooLarge {
+            op: "symv",
+            detail: format!("order {n}"),
+        });
+    }
+    // Column sums of every (row tile, column tile) pair (those outside the triangle unused), row
+    // sums of every (row tile, chunk of 8 column tiles).
+    let (col_len, row_len) = (tr * tc * SYMV_NB, tr * chunks * mb);
+    let (scratch, wc) = b.scratch("symv partial sums", (col_len + row_len) * size_of::<T>())?;
+    let wr = wc + (col_len * size_of::<T>()) as u64;
+    let (ni, ldi) = (n as i64, a.ld as i64);
+    let upper = i32::from(uplo == Uplo::Upper);
+    let (conj_i, herm_i) = (i32::from(herm && T::IS_COMPLEX), i32::from(herm));
+    let f = b.function(&BLAS2, &kernel_name::<T>("symv_tiles"))?;
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&ni)
+        .arg(&a.ptr)
+        .arg(&ldi)
+        .arg(&x.ptr)
+        .arg(&upper)
+        .arg(&conj_i)
+        .arg(&herm_i)
+        .arg(&wc)
+        .arg(&wr);
+    // SAFETY: arguments match symv_tiles_<p>; A is n x n (ld) with 16-byte aligned columns and
+    // ld a multiple of the pack, x is contiguous and aligned with n elements; the scratch (held
+    // until both launches are queued) has wcol's tr·tc·32 and then wrow's tr·chunks·mb
+    // elements, wrow 16-byte aligned (col_len is a multiple of 32); grid (tr, chunks) with
+    // chunks <= 65535, SYMV_WARPS warps per block as the launch bounds; SYMV_R and SYMV_NB
+    // are the kernel's.
+    unsafe { l.launch(cfg((tr as u32, chunks as u32), (SYMV_WARPS * 32) as u32)) }
+        .map_err(launch_err("symv"))?;
+    let f = b.function(&BLAS2, &kernel_name::<T>("symv_finish"))?;
+    let (al, be) = (scalar_arg(alpha), scalar_arg(beta));
+    let chunks_i = chunks as i64;
+    let mut l = b.stream().launch_builder(&f);
+    l.arg(&ni)
+        .arg(&al)
+        .arg(&be)
+        .arg(&y.ptr)
+        .arg(&y.inc)
+        .arg(&upper)
+        .arg(&wc)
+        .arg(&wr)
+        .arg(&chunks_i);
+    // SAFETY: arguments match symv_finish_<p>; y has n elements at increment inc; the partials
+    // were all written by symv_tiles on the same stream (every stored tile and every chunk of
+    // every row tile); one block of BLOCK threads per row tile (mb <= BLOCK).
+    unsafe { l.launch(cfg((tr as u32, 1), BLOCK)) }.map_err(launch_err("symv"))?;
+    drop(scratch);
+    Ok(())
 }
 
 fn rank1<T: Scalar>(

@@ -32,6 +32,9 @@ pub(crate) struct CudaBackend {
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     functions: Mutex<HashMap<&'static str, HashMap<String, CudaFunction>>>,
     reduce: Mutex<Option<ReduceWorkspace>>,
+    /// Workspace of the level-2 kernels that need one of varying size (symv's partial sums),
+    /// kept between calls and grown when a call needs more.
+    scratch: Mutex<Option<CudaSlice<u8>>>,
     counters: OnceLock<CudaSlice<u8>>,
     /// The word scan kernels report the smallest index they found in, created on first use.
     index_word: Mutex<Option<index_word::IndexWord>>,
@@ -162,6 +165,7 @@ impl CudaBackend {
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
             reduce: Mutex::new(None),
+            scratch: Mutex::new(None),
             counters: OnceLock::new(),
             index_word: Mutex::new(None),
         })
@@ -325,6 +329,24 @@ impl CudaBackend {
         }
         let c = self.alloc_zeroed("split counters", SPLIT_COUNTERS * 4)?;
         Ok(self.ptr(self.counters.get_or_init(|| c)))
+    }
+
+    /// At least `bytes` bytes of the shared level-2 workspace and their device address. The
+    /// workspace is kept between calls (a fresh allocation of tens of megabytes costs more than
+    /// a small kernel) and replaced by a larger one when needed; the old one is freed in stream
+    /// order. Hold the guard across the launches that use it.
+    pub(crate) fn scratch(
+        &self,
+        op: &'static str,
+        bytes: usize,
+    ) -> Result<(MutexGuard<'_, Option<CudaSlice<u8>>>, u64)> {
+        let mut g = lock(&self.scratch);
+        if g.as_ref().is_none_or(|s| s.len() < bytes) {
+            *g = None;
+            *g = Some(self.alloc_bytes(op, bytes)?);
+        }
+        let p = g.as_ref().map(|s| self.ptr(s)).unwrap_or(0);
+        Ok((g, p))
     }
 
     /// The reduction workspace, allocated on first use. Hold the guard across the launch.
