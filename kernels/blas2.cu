@@ -844,6 +844,12 @@ __device__ void symv_finish(i64 n, T alpha, T beta, T* y, i64 incy, int upper, c
 }
 
 // ---------------------------------------------------------------------------------------------
+// The gemv T kernels (gemvt_pair*, gemvt_col*) carry an explicit minimum of one block per SM.
+// Without a minimum, ptxas issues each 16-byte column load just before its FMA, leaving one load
+// in flight per lane. With any explicit minimum it issues the loads as a group. On an H100 this
+// took gemv T f64 n = 16384 from 1.01x to 0.99x of cuBLAS and n = 4096 from 0.97x to 0.94x.
+// The gemv N kernels keep the default: the same change made them 4-6 % slower
+// (docs/perf-notes.md, "gemv T/C").
 #define B2_KERNELS(P, T, SYMV_MINB)                                                                                \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
@@ -875,37 +881,37 @@ __device__ void symv_finish(i64 n, T alpha, T beta, T* y, i64 incy, int upper, c
                   T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {                                  \
         gemvt<T>(m, n, alpha, A, lda, x, incx, beta, y, incy, partials, counters, conj_a, mode, herm, rps);   \
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK, 1)                                              \
         gemvt_pair_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,      \
                        T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {         \
         gemvt_pair<T, false>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, 0, 0, rps);\
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128)                                                      \
+    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
         gemvt_col1x16_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
                   T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
         gemvt_col<T, 1, 16>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128)                                                      \
+    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
         gemvt_col1x32_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
                   T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
         gemvt_col<T, 1, 32>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128)                                                      \
+    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
         gemvt_col2x8_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,   \
                   T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
         gemvt_col<T, 2, 8>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128)                                                      \
+    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
         gemvt_col2x16_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
                   T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
         gemvt_col<T, 2, 16>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128)                                                      \
+    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
         gemvt_col4x8_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,   \
                   T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
         gemvt_col<T, 4, 8>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
+    extern "C" __global__ void __launch_bounds__(B2_BLOCK, 1)                                              \
         gemvt_pair_tri_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
                            T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {     \
         gemvt_pair<T, true>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, mode, herm, \
