@@ -320,15 +320,17 @@ pub fn run<T: CublasL2>(
     );
 }
 
-/// The `gemv-tune` section: gemv T at `n × n` under each launch `set_gemv_t_tuning` can force
-/// (kernel variant, row splits), each timed right before cuBLAS on the same matrices so
-/// that every ratio compares calls made moments apart. Prints one line per launch.
+/// The `gemv-tune` and `gemv-n-tune` sections: gemv T (or N) at `n × n` under each launch
+/// `set_gemv_t_tuning` (kernel variant, row splits) or `set_gemv_n_tuning` (row tile width,
+/// column splits) can force, each timed right before cuBLAS on the same matrices so that every
+/// ratio compares calls made moments apart. Prints one line per launch.
 pub fn gemv_tune<T: CublasL2>(
     dev: &Device,
     cublas: &Cublas,
     n: usize,
     copy_gbps: f64,
     reps: usize,
+    trans: Trans,
 ) {
     let ctx = interop::cuda_context(dev).unwrap();
     let stream = interop::cuda_stream(dev).unwrap();
@@ -362,34 +364,69 @@ pub fn gemv_tune<T: CublasL2>(
     let nn = n as c_int;
     let plan = Plan::for_estimate(2.0 * mat_bytes as f64 / (copy_gbps * 1e6), reps);
     let bytes = (mat_bytes + 2 * n * es) as f64;
-    use gpu_blas::blas2::GemvTKernel as K;
-    let col = |columns, depth| K::Columns { columns, depth };
-    for kernel in [
-        K::Pair,
-        col(1, 16),
-        col(1, 32),
-        col(2, 8),
-        col(2, 16),
-        col(4, 8),
-    ] {
-        for splits in [None, Some(1), Some(2)] {
-            blas2::set_gemv_t_tuning(splits, Some(kernel));
-            let ours = time_ms(&ctx, &stream, plan, |k| {
-                blas2::gemv(Trans::T, one, &mats[k % sets], &x, zero, &mut y).unwrap()
-            });
-            blas2::set_gemv_t_tuning(None, None);
-            // SAFETY: live device buffers of the stated sizes, bound to cuBLAS's stream.
-            let vend = time_ms(&ctx, &stream, plan, |k| unsafe {
-                T::gemv(cublas, true, nn, nn, p1, ap[k % sets], nn, xp, p0, yp)
-            });
-            println!(
-                "gemv-tune {} n={n} {kernel:?} splits={}: ours {ours:.4} ms ({:.0} GB/s), cuBLAS {vend:.4} ms ({:.0} GB/s), ratio {:.3}",
-                dtype::<T>(),
-                splits.map_or("auto".to_string(), |s| s.to_string()),
-                bytes / (ours * 1e6),
-                bytes / (vend * 1e6),
-                ours / vend
-            );
+    use gpu_blas::blas2::{GemvNLaunch as N, GemvTKernel as K};
+    // (label, force the launch).
+    let mut launches: Vec<(String, Box<dyn Fn()>)> = Vec::new();
+    if trans == Trans::N {
+        for row_lanes in [1, 2, 4, 8, 16, 32, 64] {
+            let l = N::Tile { row_lanes };
+            launches.push((
+                format!("{l:?}"),
+                Box::new(move || blas2::set_gemv_n_tuning(Some(l))),
+            ));
         }
+        for splits in [8, 16, 33, 66, 132, 264] {
+            let l = N::Split { splits };
+            launches.push((
+                format!("{l:?}"),
+                Box::new(move || blas2::set_gemv_n_tuning(Some(l))),
+            ));
+        }
+    } else {
+        let col = |columns, depth| K::Columns { columns, depth };
+        for kernel in [
+            K::Pair,
+            col(1, 16),
+            col(1, 32),
+            col(2, 8),
+            col(2, 16),
+            col(4, 8),
+        ] {
+            for splits in [None, Some(1), Some(2)] {
+                let label = format!(
+                    "{kernel:?} splits={}",
+                    splits.map_or("auto".to_string(), |s| s.to_string())
+                );
+                launches.push((
+                    label,
+                    Box::new(move || blas2::set_gemv_t_tuning(splits, Some(kernel))),
+                ));
+            }
+        }
+    }
+    let section = if trans == Trans::N {
+        "gemv-n-tune"
+    } else {
+        "gemv-tune"
+    };
+    let cublas_t = trans != Trans::N;
+    for (label, force) in launches {
+        force();
+        let ours = time_ms(&ctx, &stream, plan, |k| {
+            blas2::gemv(trans, one, &mats[k % sets], &x, zero, &mut y).unwrap()
+        });
+        blas2::set_gemv_t_tuning(None, None);
+        blas2::set_gemv_n_tuning(None);
+        // SAFETY: live device buffers of the stated sizes, bound to cuBLAS's stream.
+        let vend = time_ms(&ctx, &stream, plan, |k| unsafe {
+            T::gemv(cublas, cublas_t, nn, nn, p1, ap[k % sets], nn, xp, p0, yp)
+        });
+        println!(
+            "{section} {} n={n} {label}: ours {ours:.4} ms ({:.0} GB/s), cuBLAS {vend:.4} ms ({:.0} GB/s), ratio {:.3}",
+            dtype::<T>(),
+            bytes / (ours * 1e6),
+            bytes / (vend * 1e6),
+            ours / vend
+        );
     }
 }

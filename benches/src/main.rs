@@ -19,7 +19,9 @@
 //! `gemv-tune` (only when named) times gemv T under each launch
 //! `gpu_blas::blas2::set_gemv_t_tuning` can force (each kernel variant; row splits auto, 1,
 //! 2), each right before cuBLAS, f64 at n 4096 and 16384 and f32, c64, c128 at 16384
-//! (`--gemv-n N`: f64 at order N only).
+//! (`--gemv-n N`: f64 at order N only). `gemv-n-tune` (only when named) does the same for gemv
+//! N under each launch `gpu_blas::blas2::set_gemv_n_tuning` can force (row tiles of 1 to 64
+//! lanes, 8 to 264 column splits): the four types at n 4096 and f64 at 16384.
 //!
 //! `panel-tune` (only when named) times `dense-inverse`'s `lu_factor` with its cooperative LU
 //! panel launch forced to 8, 16, 24, 32, 48, 66, 100 and 132 blocks (counts that cannot launch
@@ -43,6 +45,7 @@ mod spmv;
 mod timing;
 
 use cudarc::driver::result as drv;
+use gpu_blas::blas2::Trans;
 use gpu_blas::{interop, Device, DeviceVec};
 use num_complex::{Complex32, Complex64};
 use report::{Report, Row};
@@ -104,7 +107,7 @@ fn parse_args() -> Args {
                     .unwrap_or_default()
             }
             "-h" | "--help" => {
-                println!("gpu-bench [--quick] [--only blas1,blas2,gemv-tune,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick,panel-tune] [--reps N] [--json PATH] [--markdown PATH]");
+                println!("gpu-bench [--quick] [--only blas1,blas2,gemv-tune,gemv-n-tune,spmv,spmv-caps,lu,lu-quick,lu-tune,inverse,inverse-quick,panel-tune] [--reps N] [--json PATH] [--markdown PATH]");
                 println!("  lu: batched LU (getrf/getri/getrs/inverse) against cuBLAS, batch 10000, n 4..512, 4 types + variable sizes 33..=190; only when named");
                 println!(
                     "  lu-quick (or lu with --quick): n 8, 32, 64, 190; f64 and c64; batch 2000"
@@ -120,7 +123,8 @@ fn parse_args() -> Args {
                     "  --inv-cpu N   time our CPU backend up to order N (default 4000, 0: never)"
                 );
                 println!("  gemv-tune: gemv T f64 (n 4096, 16384), f32, c64, c128 (16384) under each forced kernel variant and row split, each against cuBLAS; only when named");
-                println!("  --gemv-n N   gemv-tune: only f64 at order N");
+                println!("  gemv-n-tune: gemv N (n 4096: four types; 16384: f64) under each forced row tile width and column split, each against cuBLAS; only when named");
+                println!("  --gemv-n N   gemv-tune, gemv-n-tune: only f64 at order N");
                 println!("  panel-tune: lu_factor with the LU panel launch on 8..132 blocks against cuSOLVER getrf, n 4000, 8000, 16000 (--inv-n), f64 and f32 (--inv-types); only when named");
                 std::process::exit(0);
             }
@@ -197,15 +201,29 @@ fn main() {
     }
     if args.only.iter().any(|o| o == "gemv-tune") {
         // Launch exploration of the packed gemv T kernel (see docs/perf-notes.md).
+        let t = Trans::T;
         if let Some(n) = args.gemv_n {
-            blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps);
+            blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps, t);
         } else {
             for n in [4096usize, 16384] {
-                blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps);
+                blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps, t);
             }
-            blas2::gemv_tune::<f32>(&dev, &cublas, 16384, copy_gbps, args.reps);
-            blas2::gemv_tune::<Complex32>(&dev, &cublas, 16384, copy_gbps, args.reps);
-            blas2::gemv_tune::<Complex64>(&dev, &cublas, 16384, copy_gbps, args.reps);
+            blas2::gemv_tune::<f32>(&dev, &cublas, 16384, copy_gbps, args.reps, t);
+            blas2::gemv_tune::<Complex32>(&dev, &cublas, 16384, copy_gbps, args.reps, t);
+            blas2::gemv_tune::<Complex64>(&dev, &cublas, 16384, copy_gbps, args.reps, t);
+        }
+    }
+    if args.only.iter().any(|o| o == "gemv-n-tune") {
+        // Launch exploration of gemv N: row tile widths and column splits (docs/perf-notes.md).
+        let t = Trans::N;
+        if let Some(n) = args.gemv_n {
+            blas2::gemv_tune::<f64>(&dev, &cublas, n, copy_gbps, args.reps, t);
+        } else {
+            blas2::gemv_tune::<f64>(&dev, &cublas, 4096, copy_gbps, args.reps, t);
+            blas2::gemv_tune::<f32>(&dev, &cublas, 4096, copy_gbps, args.reps, t);
+            blas2::gemv_tune::<Complex32>(&dev, &cublas, 4096, copy_gbps, args.reps, t);
+            blas2::gemv_tune::<Complex64>(&dev, &cublas, 4096, copy_gbps, args.reps, t);
+            blas2::gemv_tune::<f64>(&dev, &cublas, 16384, copy_gbps, args.reps, t);
         }
     }
     if args.only.iter().any(|o| o == "spmv-caps") {

@@ -1,11 +1,14 @@
-//! The packed gemv T/C kernels under every launch the tuning hook can force (each kernel, row
-//! splits 1 to 8) against an f64 loop. Its own test binary: the hook is
+//! gemv under every launch the tuning hooks can force, against an f64 loop: the packed T/C
+//! kernels (each kernel, row splits 1 to 8) and the N launches (row tiles of 1 to 256 lanes,
+//! 1 to 1000 column splits, packed and element-wise). Its own test binary: the hooks are
 //! process-wide, and the other level-2 tests compare calls bit for bit.
 
 mod common;
 
 use common::*;
-use gpu_blas::blas2::{gemv, set_gemv_t_tuning, GemvTKernel, Trans};
+use gpu_blas::blas2::{
+    gemv, set_gemv_n_tuning, set_gemv_t_tuning, GemvNLaunch, GemvTKernel, Trans,
+};
 use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
 
 fn forced_launches<T: Scalar>(dev: &Device) {
@@ -72,7 +75,59 @@ fn forced_launches<T: Scalar>(dev: &Device) {
     }
 }
 
+fn forced_n_launches<T: Scalar>(dev: &Device) {
+    // ld = m: 16-byte packs down the columns; ld = m + 1: the element-wise kernels. m is not a
+    // multiple of any tile, n not a multiple of the column lanes.
+    for (m, n, ld) in [(1030usize, 203usize, 1030usize), (517, 61, 518)] {
+        let vals = random_values::<T>(ld * n, 21);
+        let a = DeviceMatrix::from_col_major(dev, m, n, ld, vals.clone()).unwrap();
+        let xs = random_values::<T>(n, 22);
+        let ys = random_values::<T>(m, 23);
+        let x = DeviceVec::from_slice(dev, &xs).unwrap();
+        let (alpha, beta) = (T::from_f64(0.75), T::from_f64(1.5));
+        let mut launches = vec![None];
+        for row_lanes in [1, 2, 4, 8, 32, 256] {
+            launches.push(Some(GemvNLaunch::Tile { row_lanes }));
+        }
+        for splits in [1, 2, 7, 64, 1000] {
+            launches.push(Some(GemvNLaunch::Split { splits }));
+        }
+        for launch in launches {
+            set_gemv_n_tuning(launch);
+            let mut y = DeviceVec::from_slice(dev, &ys).unwrap();
+            let r = gemv(Trans::N, alpha, &a, &x, beta, &mut y);
+            set_gemv_n_tuning(None);
+            r.unwrap();
+            let got = y.to_vec().unwrap();
+            for i in 0..m {
+                let (mut s, mut bound) = (num_complex::Complex64::new(0.0, 0.0), 0.0);
+                for j in 0..n {
+                    let aij = c64(vals[i + j * ld]);
+                    s += aij * c64(xs[j]);
+                    bound += aij.norm() * c64(xs[j]).norm();
+                }
+                let want = c64(alpha) * s + c64(beta) * c64(ys[i]);
+                let tol = gamma::<T>(n)
+                    * (c64(alpha).norm() * bound + c64(beta).norm() * c64(ys[i]).norm());
+                assert_close(
+                    &format!("gemv N {m}x{n} ld {ld} {launch:?} row {i}"),
+                    c64(got[i]),
+                    want,
+                    tol,
+                );
+            }
+        }
+    }
+}
+
 gpu_blas::device_tests! {
+    fn gemv_n_forced_launches(dev) {
+        forced_n_launches::<f32>(dev);
+        forced_n_launches::<f64>(dev);
+        forced_n_launches::<num_complex::Complex32>(dev);
+        forced_n_launches::<num_complex::Complex64>(dev);
+    }
+
     fn gemv_t_forced_launches(dev) {
         forced_launches::<f32>(dev);
         forced_launches::<f64>(dev);

@@ -81,6 +81,60 @@ fn gemv_t_kernel<T: Scalar>() -> GemvTKernel {
     }
 }
 
+/// The gemv `N` launch forced on full matrices (0: the built-in rule; `1 + 2·k`: row tiles of
+/// `k` row lanes; `2 + 2·k`: `k` column splits).
+static GEMV_N_LAUNCH: AtomicUsize = AtomicUsize::new(0);
+
+/// The launches of gemv `N` on a full matrix, for [`set_gemv_n_tuning`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemvNLaunch {
+    /// Narrow row tiles over all columns: `row_lanes` (a power of two up to 256) lanes down the
+    /// rows of a 256-thread block, the other `256 / row_lanes` across the columns, summed in
+    /// shared memory.
+    Tile {
+        /// Lanes of a block along the rows.
+        row_lanes: usize,
+    },
+    /// Row tiles of 256 lanes with the columns split over `splits` blocks; the last block of a
+    /// tile to finish adds the partial sums in a fixed order. More splits than fit are clamped
+    /// to one per 8 columns and to 65535.
+    Split {
+        /// Column splits.
+        splits: usize,
+    },
+}
+
+/// Forces, process-wide, the launch of gemv `N` on full (not triangle-restricted) matrices;
+/// `None` restores the built-in rule. The result is the same up to the order of the sums. For
+/// tuning sweeps (`gpu-bench --only gemv-n-tune`).
+///
+/// ```
+/// use gpu_blas::blas2::{set_gemv_n_tuning, GemvNLaunch};
+/// set_gemv_n_tuning(Some(GemvNLaunch::Tile { row_lanes: 8 }));
+/// set_gemv_n_tuning(None);
+/// ```
+#[doc(hidden)]
+pub fn set_gemv_n_tuning(launch: Option<GemvNLaunch>) {
+    let code = match launch {
+        None => 0,
+        Some(GemvNLaunch::Tile { row_lanes }) => {
+            1 + 2 * row_lanes.clamp(1, BLOCK as usize).next_power_of_two()
+        }
+        Some(GemvNLaunch::Split { splits }) => 2 + 2 * splits.max(1),
+    };
+    GEMV_N_LAUNCH.store(code, Ordering::Relaxed);
+}
+
+/// The forced gemv `N` launch, if any.
+fn gemv_n_forced() -> Option<GemvNLaunch> {
+    match GEMV_N_LAUNCH.load(Ordering::Relaxed) {
+        0 => None,
+        c if c % 2 == 1 => Some(GemvNLaunch::Tile { row_lanes: c / 2 }),
+        c => Some(GemvNLaunch::Split { splits: c / 2 - 1 }),
+    }
+}
+
 /// Diagonal block size of the blocked triangular solve (`TRSV_NB`).
 const TRSV_NB: usize = 32;
 
@@ -240,18 +294,24 @@ fn gemv_n<T: Scalar>(
     // Enough blocks to fill the GPU: split the columns, unless that takes so many splits that
     // summing them costs more than narrow row tiles do (measured on H100: docs/perf-notes.md).
     let target = (b.sm_count as usize) * 4;
+    let forced = if mode == 0 { gemv_n_forced() } else { None };
     // Triangle-restricted products (symv/hemv) always use the tiles, whose packed path masks the
     // diagonal columns.
-    if mode != 0 || target.div_ceil(row_tiles) > 40 {
-        return gemv_n_tile(b, alpha, a, x, beta, y, mode, herm, vec, v);
-    }
-    let splits = if n == 0 {
+    let wanted = match forced {
+        Some(GemvNLaunch::Tile { row_lanes }) => {
+            return gemv_n_tile(b, alpha, a, x, beta, y, mode, herm, vec, v, Some(row_lanes));
+        }
+        Some(GemvNLaunch::Split { splits }) => splits,
+        None if mode != 0 || target.div_ceil(row_tiles) > 40 => {
+            return gemv_n_tile(b, alpha, a, x, beta, y, mode, herm, vec, v, None);
+        }
+        None => target.div_ceil(row_tiles),
+    };
+    // One counter per row tile is available for the split reduction.
+    let splits = if n == 0 || row_tiles > SPLIT_COUNTERS {
         1
     } else {
-        target
-            .div_ceil(row_tiles)
-            .clamp(1, n.div_ceil(8))
-            .min(65535)
+        wanted.clamp(1, n.div_ceil(8)).min(65535)
     };
     let cps = n.div_ceil(splits).max(1);
     let splits = if n == 0 { 1 } else { n.div_ceil(cps) };
@@ -289,11 +349,12 @@ fn gemv_n_tile<T: Scalar>(
     herm: bool,
     vec: bool,
     v: usize,
+    row_lanes: Option<usize>,
 ) -> Result<()> {
     let m = a.rows;
-    // Row lanes per block: enough blocks (4 per SM) to fill the GPU, at most 256.
+    // Row lanes per block (unless forced): enough blocks (4 per SM) to fill the GPU, at most 256.
     let target = (b.sm_count as usize) * 4;
-    let want = (m.div_ceil(v * target)).max(1);
+    let want = row_lanes.unwrap_or_else(|| (m.div_ceil(v * target)).max(1));
     let rt = (1usize << (usize::BITS - 1 - want.leading_zeros())).clamp(1, BLOCK as usize);
     let blocks = m.div_ceil(rt * v);
     let f = b.function(

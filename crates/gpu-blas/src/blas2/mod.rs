@@ -22,7 +22,7 @@
 mod cpu;
 mod cuda;
 
-pub use cuda::{set_gemv_t_tuning, GemvTKernel};
+pub use cuda::{set_gemv_n_tuning, set_gemv_t_tuning, GemvNLaunch, GemvTKernel};
 
 use crate::device::Kind;
 use crate::error::{Error, Result};
