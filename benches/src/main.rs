@@ -26,7 +26,9 @@
 //! `panel-tune` (only when named) times `dense-inverse`'s `lu_factor` with its cooperative LU
 //! panel launch forced to 8, 16, 24, 32, 48, 66, 100 and 132 blocks (counts that cannot launch
 //! are skipped), against cuSOLVER getrf, for n 4000, 8000, 16000 and f64, f32 (`--inv-n` and
-//! `--inv-types` replace these), and prints the best count per order and type.
+//! `--inv-types` replace these), then on the built-in count `lu_factor` and `lu_inverse` with
+//! outer block columns of 128, 256 and 512 (`dense_inverse::set_lu_outer_block`), and prints
+//! the best count per order and type.
 
 mod blas1;
 mod blas2;
@@ -125,7 +127,7 @@ fn parse_args() -> Args {
                 println!("  gemv-tune: gemv T f64 (n 4096, 16384), f32, c64, c128 (16384) under each forced kernel variant and row split, each against cuBLAS; only when named");
                 println!("  gemv-n-tune: gemv N (n 4096: four types; 16384: f64) under each forced row tile width and column split, each against cuBLAS; only when named");
                 println!("  --gemv-n N   gemv-tune, gemv-n-tune: only f64 at order N");
-                println!("  panel-tune: lu_factor with the LU panel launch on 8..132 blocks against cuSOLVER getrf, n 4000, 8000, 16000 (--inv-n), f64 and f32 (--inv-types); only when named");
+                println!("  panel-tune: lu_factor with the LU panel launch on 8..132 blocks, then with outer blocks of 128/256/512 columns (also lu_inverse), against cuSOLVER getrf, n 4000, 8000, 16000 (--inv-n), f64 and f32 (--inv-types); only when named");
                 std::process::exit(0);
             }
             other => {
@@ -444,7 +446,7 @@ fn panel_tune_section(dev: &Device, copy_gbps: f64, reps: usize, cases: &[(usize
             t.elapsed().as_secs_f64()
         );
     }
-    println!("panel-tune: lu_factor by the block count of the LU panel launch, against cuSOLVER getrf ({})", dev.name());
+    println!("panel-tune: lu_factor by the block count of the LU panel launch and the outer block width, against cuSOLVER getrf ({})", dev.name());
     print!("{}", panel_tune::table(&rows));
 }
 

@@ -9,6 +9,9 @@
 //! cannot launch on exactly that many blocks (`dense_inverse::panel_launch_blocks`): its
 //! rows per block do not fit a block's shared memory, or there are fewer multiprocessors; the
 //! later panels are shorter, so every panel of a timed count runs in one cooperative launch.
+//! Then, on the built-in block count, `lu_factor` and `lu_inverse` with block columns of
+//! [`OUTERS`] columns around the 64-column panels (`dense_inverse::set_lu_outer_block`: the
+//! trailing `gemm` of depth 128, 256 or 512 instead of 64).
 //! Prints one line per count as it goes, then a table with the best count per (order, type).
 //!
 //! Repeats: the inverse section's ([`crate::inverse::measure_new`]: two probe calls, then
@@ -20,12 +23,14 @@ use crate::cusolver::CusolverInv;
 use crate::inv_model::{self as model, InvPlan, Structure};
 use crate::inverse::{self, InvCtx};
 use crate::report::opt;
-use dense_inverse::{panel_launch_blocks, set_panel_blocks};
+use dense_inverse::{panel_launch_blocks, set_lu_outer_block, set_panel_blocks};
 use gpu_blas::{DeviceMatrix, DeviceVec};
 use std::fmt::Write as _;
 
 /// Block counts swept.
 pub const COUNTS: [usize; 8] = [8, 16, 24, 32, 48, 66, 100, 132];
+/// Outer block widths swept on the built-in block count (64, one level, is the count sweep).
+pub const OUTERS: [usize; 3] = [128, 256, 512];
 /// Orders, unless `--inv-n` gives others.
 pub const ORDERS: &str = "4000,8000,16000";
 /// Types, unless `--inv-types` gives others.
@@ -53,7 +58,9 @@ pub struct TuneRow {
     pub n: usize,
     pub dtype: String,
     pub blocks: usize,
-    /// Whether the built-in rule launches this many blocks on the first panel.
+    /// Outer block width of the factorization (64: one level, the built-in).
+    pub outer: usize,
+    /// Whether the built-in rule launches this many blocks on the first panel, on one level.
     pub default: bool,
     pub ms: f64,
     /// cuSOLVER `getrf` on the same matrix.
@@ -96,17 +103,18 @@ pub fn table(rows: &[TuneRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| n | type | blocks | rows/block | lu_factor ms | getrf ms | ratio |"
+        "| n | type | blocks | outer | rows/block | lu_factor ms | getrf ms | ratio |"
     );
-    let _ = writeln!(s, "|---:|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---:|---|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {}{} | {} | {:.2} | {} | {} |",
+            "| {} | {} | {}{} | {} | {} | {:.2} | {} | {} |",
             r.n,
             r.dtype,
             r.blocks,
             if r.default { "*" } else { "" },
+            r.outer,
             rows_per_block(r.n, r.blocks),
             r.ms,
             opt(r.getrf_ms, 2),
@@ -128,10 +136,11 @@ pub fn table(rows: &[TuneRow]) -> String {
             });
         let _ = writeln!(
             s,
-            "panel-tune best: n={} {} blocks={} ms={:.2} ratio={}{default}",
+            "panel-tune best: n={} {} blocks={} outer={} ms={:.2} ratio={}{default}",
             b.n,
             b.dtype,
             b.blocks,
+            b.outer,
             b.ms,
             opt(b.ratio(), 2)
         );
@@ -145,6 +154,7 @@ struct BuiltInRule;
 impl Drop for BuiltInRule {
     fn drop(&mut self) {
         set_panel_blocks(None);
+        set_lu_outer_block(None);
     }
 }
 
@@ -237,6 +247,7 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
                     n,
                     dtype: ty.into(),
                     blocks: b,
+                    outer: 64,
                     default: default == Some(b),
                     ms,
                     getrf_ms,
@@ -248,6 +259,35 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
                 out.push(row);
             }
             Err(err) => eprintln!("panel-tune {ty} n={n} blocks={b}: {err}"),
+        }
+    }
+    let Some(blocks) = default else {
+        return Ok(());
+    };
+    for outer in OUTERS {
+        set_lu_outer_block(Some(outer));
+        let ms = inverse::measure_new(cx, || dense_inverse::lu_factor(&orig));
+        let inv = inverse::measure_new(cx, || dense_inverse::lu_inverse(&orig));
+        set_lu_outer_block(None);
+        let inv = inv.map_or_else(|e| e.to_string(), |ms| format!("{ms:.3}"));
+        match ms {
+            Ok(ms) => {
+                let row = TuneRow {
+                    n,
+                    dtype: ty.into(),
+                    blocks,
+                    outer,
+                    default: false,
+                    ms,
+                    getrf_ms,
+                };
+                eprintln!(
+                    "panel-tune {ty} n={n} blocks={blocks} outer={outer} lu_factor_ms={ms:.3} ratio={} lu_inverse_ms={inv}",
+                    opt(row.ratio(), 3)
+                );
+                out.push(row);
+            }
+            Err(err) => eprintln!("panel-tune {ty} n={n} outer={outer}: {err}"),
         }
     }
     Ok(())
@@ -262,6 +302,7 @@ mod tests {
             n,
             dtype: dtype.into(),
             blocks,
+            outer: 64,
             default: blocks == 132,
             ms,
             getrf_ms: Some(35.0),
@@ -314,13 +355,13 @@ mod tests {
         assert_eq!((b[2].n, b[2].blocks), (8000, 32));
         let t = table(&rows);
         assert!(
-            t.contains("| 4000 | f64 | 32 | 125 | 25.00 | 35.00 | 0.71 |"),
+            t.contains("| 4000 | f64 | 32 | 64 | 125 | 25.00 | 35.00 | 0.71 |"),
             "{t}"
         );
-        assert!(t.contains("| 4000 | f64 | 132* | 31 | 37.00 |"), "{t}");
-        assert!(t.contains("panel-tune best: n=4000 f64 blocks=32 ms=25.00 ratio=0.71; built-in 132 blocks 37.00 ms (1.48× the best)"), "{t}");
+        assert!(t.contains("| 4000 | f64 | 132* | 64 | 31 | 37.00 |"), "{t}");
+        assert!(t.contains("panel-tune best: n=4000 f64 blocks=32 outer=64 ms=25.00 ratio=0.71; built-in 132 blocks 37.00 ms (1.48× the best)"), "{t}");
         assert!(
-            t.contains("panel-tune best: n=8000 f64 blocks=32 ms=50.00 ratio=1.43\n"),
+            t.contains("panel-tune best: n=8000 f64 blocks=32 outer=64 ms=50.00 ratio=1.43\n"),
             "{t}"
         );
         assert!(best(&[]).is_empty());

@@ -61,7 +61,7 @@ mod inverse;
 mod lu;
 
 #[doc(hidden)]
-pub use gpu::lu::{panel_launch_blocks, set_panel_blocks};
+pub use gpu::lu::{panel_launch_blocks, set_lu_outer_block, set_panel_blocks};
 
 pub use bordering::{bordering_inverse, bordering_inverse_in_place, Bordering};
 pub use cholesky::{

@@ -18,6 +18,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// panel, scaling) and `getrf_update` (rank-1 update of the panel's later columns); then
 /// `laswp_rows` on the columns left and right of the panel, `U12 ← L11⁻¹·A12` (cuBLAS `trsm`)
 /// and `A22 ← A22 − L21·U12` (cuBLAS `gemm`).
+///
+/// With an outer block wider than `NB` ([`set_lu_outer_block`]) the same steps run on two
+/// levels: the `NB`-column panels factor a block column of that width, with their interchanges,
+/// `trsm` and `gemm` confined to it, and the trailing matrix is updated once per block column
+/// (interchanges left and right of it, then one `trsm` and one `gemm` of depth `outer`). The
+/// panels see the same operations as on one level; the trailing matrix sums its updates in
+/// another order (one `gemm` of depth `outer` instead of several of depth `NB`).
 pub(crate) fn getrf<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -25,45 +32,121 @@ pub(crate) fn getrf<T: Scalar>(
     ipiv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
 ) -> Result<()> {
+    getrf_outer(op, dev, a, ipiv, info, lu_outer_block())
+}
+
+/// [`getrf`] with block columns of `outer` columns (`NB` or less: one level).
+fn getrf_outer<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    outer: usize,
+) -> Result<()> {
     let n = a.rows;
     assert!(a.cols == n && ipiv.len() == n);
     let scratch = k::PanelScratch::<T>::new(op, dev, NB)?;
+    let outer = outer.max(1);
     let mut kk = 0;
     while kk < n {
-        let kb = NB.min(n - kk);
-        let e = kk + kb;
-        factor_panel(op, dev, a, (kk, kb), ipiv, info, scratch.as_ref())?;
-        k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
-        if e < n {
-            let m = n - e;
-            cb::trsm(
-                op,
-                dev,
-                LEFT,
-                LOWER,
-                OP_N,
-                UNIT,
-                (kb, m),
-                T::one(),
-                a.at(kk, kk, kb, kb),
-                a.at(kk, e, kb, m),
-            )?;
-            cb::gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (m, m, kb),
-                -T::one(),
-                a.at(e, kk, m, kb),
-                a.at(kk, e, kb, m),
-                T::one(),
-                a.at(e, e, m, m),
-            )?;
+        let bb = outer.min(n - kk);
+        let e = kk + bb;
+        if bb <= NB {
+            factor_panel(op, dev, a, (kk, bb), ipiv, info, scratch.as_ref())?;
+        } else {
+            // The block column kk..e: one level of panels inside it.
+            let block = a.at(0, kk, n, bb);
+            let mut jj = kk;
+            while jj < e {
+                let jb = NB.min(e - jj);
+                let je = jj + jb;
+                factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch.as_ref())?;
+                k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)?;
+                trailing_update(op, dev, a, (jj, jb), (je, e))?;
+                jj = je;
+            }
         }
+        k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
+        trailing_update(op, dev, a, (kk, bb), (e, n))?;
         kk = e;
     }
     Ok(())
+}
+
+/// The update right of a factored block column `kk..kk + kb` on the columns `c0..c1`:
+/// `U12 ← L11⁻¹·A12` (cuBLAS `trsm`, rows `kk..kk + kb`) and `A22 ← A22 − L21·U12` (cuBLAS
+/// `gemm`, rows `kk + kb..n`). Nothing when `c0 == c1`.
+fn trailing_update<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (kk, kb): (usize, usize),
+    (c0, c1): (usize, usize),
+) -> Result<()> {
+    let (n, e) = (a.rows, kk + kb);
+    if c0 >= c1 {
+        return Ok(());
+    }
+    let w = c1 - c0;
+    cb::trsm(
+        op,
+        dev,
+        LEFT,
+        LOWER,
+        OP_N,
+        UNIT,
+        (kb, w),
+        T::one(),
+        a.at(kk, kk, kb, kb),
+        a.at(kk, c0, kb, w),
+    )?;
+    if e < n {
+        cb::gemm(
+            op,
+            dev,
+            OP_N,
+            OP_N,
+            (n - e, w, kb),
+            -T::one(),
+            a.at(e, kk, n - e, kb),
+            a.at(kk, c0, kb, w),
+            T::one(),
+            a.at(e, c0, n - e, w),
+        )?;
+    }
+    Ok(())
+}
+
+/// The outer block width of the GPU LU factorization forced by [`set_lu_outer_block`] (0: the
+/// built-in, one level of `NB`-column panels).
+static LU_OUTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets, for the whole process, the outer block width of the GPU LU factorization
+/// (`lu_factor`, `lu_inverse` and whatever calls them): `Some(w)` factors block columns of `w`
+/// columns (rounded up to a multiple of 64) with the 64-column panels inside them and updates
+/// the trailing matrix once per block column, so its `gemm` has depth `w`; `None` (or a width of
+/// 64 or less) restores the built-in single level, a trailing update per 64-column panel. The
+/// trailing matrix sums its updates in another order, so the factors agree to rounding and the
+/// pivots agree except where that rounding decides a near tie. For tuning sweeps
+/// (`gpu-bench --only panel-tune`).
+///
+/// ```
+/// dense_inverse::set_lu_outer_block(Some(256));
+/// dense_inverse::set_lu_outer_block(None);
+/// ```
+#[doc(hidden)]
+pub fn set_lu_outer_block(width: Option<usize>) {
+    let w = width.map_or(0, |w| w.div_ceil(NB).saturating_mul(NB));
+    LU_OUTER.store(if w <= NB { 0 } else { w }, Ordering::Relaxed);
+}
+
+/// The outer block width in use: the forced one, else `NB`.
+fn lu_outer_block() -> usize {
+    match LU_OUTER.load(Ordering::Relaxed) {
+        0 => NB,
+        w => w,
+    }
 }
 
 /// The block count of the cooperative panel launch forced by [`set_panel_blocks`] (0: the
@@ -648,6 +731,85 @@ mod tests {
             }
         }
         ran
+    }
+
+    /// `‖P·A − L·U‖∞ ≤ c·n·ε·‖A‖∞` for the whole factorization, `|l| ≤ 1` (`√2` complex).
+    fn assert_lu<T: Scalar>(what: &str, n: usize, a: &[T], f: &[T], piv: &[i32]) {
+        let mut pa: Vec<C64> = a.iter().map(|v| v.to_c64()).collect();
+        for (j, &p) in piv.iter().enumerate() {
+            let p = p as usize - 1;
+            assert!(p >= j && p < n, "{what}: ipiv[{j}] = {}", p + 1);
+            for c in 0..n {
+                pa.swap(c * n + j, c * n + p);
+            }
+        }
+        let eps = T::epsilon().to_c64().re;
+        let lmax = if T::IS_COMPLEX { 2f64.sqrt() } else { 1.0 } * (1.0 + 4.0 * eps);
+        let mut worst = 0.0f64;
+        for i in 0..n {
+            let mut row = 0.0;
+            for j in 0..n {
+                let mut s = C64::new(0.0, 0.0);
+                for k in 0..=i.min(j) {
+                    let l = if k == i {
+                        C64::new(1.0, 0.0)
+                    } else {
+                        f[k * n + i].to_c64()
+                    };
+                    if k < i {
+                        assert!(l.norm() <= lmax, "{what}: |l({i}, {k})| = {}", l.norm());
+                    }
+                    s += l * f[j * n + k].to_c64();
+                }
+                row += (pa[j * n + i] - s).norm();
+            }
+            worst = worst.max(row);
+        }
+        let anorm = (0..n)
+            .map(|i| (0..n).map(|j| a[j * n + i].to_c64().norm()).sum::<f64>())
+            .fold(0.0, f64::max);
+        let tol = 16.0 * n as f64 * eps * anorm;
+        assert!(worst <= tol, "{what}: ‖PA − LU‖ = {worst:e} > {tol:e}");
+    }
+
+    /// The two-level factorization (block columns of 128, 192 and 256 around the 64-column
+    /// panels) against one level: a valid LU of the same matrix, the same `info`.
+    fn two_level<T: Scalar>(dev: &Device) {
+        for n in [1usize, 63, 130, 300, 517] {
+            let a = random_values::<T>(n * n, 40 + n as u64);
+            let mut one_level = None;
+            for outer in [NB, 128, 192, 256] {
+                let m = DeviceMatrix::from_col_major(dev, n, n, n, a.clone()).unwrap();
+                let d = Dense::of(OP, &m).unwrap();
+                let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
+                let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
+                getrf_outer(OP, dev, d, &ipiv, &info, outer).unwrap();
+                let what = format!("{} n = {n} outer = {outer}", T::PREFIX);
+                let fa = m.to_array().unwrap();
+                let f: Vec<T> = (0..n * n).map(|k| fa[(k % n, k / n)]).collect();
+                let piv = ipiv.to_vec().unwrap();
+                let info = info.to_vec().unwrap()[0];
+                assert_lu(&what, n, &a, &f, &piv);
+                match &one_level {
+                    None => one_level = Some(info),
+                    Some(i) => assert_eq!(info, *i, "{what}: info"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn getrf_two_level_factors() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        two_level::<f32>(&dev);
+        two_level::<f64>(&dev);
+        if under_sanitizer() {
+            return;
+        }
+        two_level::<num_complex::Complex32>(&dev);
+        two_level::<num_complex::Complex64>(&dev);
     }
 
     #[test]
