@@ -27,15 +27,6 @@
 // op(v): v, or its conjugate for OP == 2.
 template <int OP, class T> __device__ __forceinline__ T opc(T v) { return OP == 2 ? conj(v) : v; }
 
-// Warp shuffle of any 4-byte-multiple value within groups of `width` lanes (shfl_xor_w is in
-// common.cuh).
-template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width) {
-    union U { A a; int w[sizeof(A) / 4]; } u;
-    u.a = v;
-#pragma unroll
-    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_sync(0xffffffffu, u.w[k], src, width);
-    return u.a;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Batch descriptors: matrix k's order and offsets.

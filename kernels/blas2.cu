@@ -643,15 +643,6 @@ __device__ void trsv_diag(int b, const T* __restrict__ A, i64 lda, T* x, i64 n, 
 #define SYMV_R 2
 #define SYMV_NB 32
 
-template <class A> __device__ __forceinline__ A shfl_from(A v, int src) {
-    static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
-    union U { A a; int w[sizeof(A) / 4]; } u;
-    u.a = v;
-#pragma unroll
-    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_sync(0xffffffffu, u.w[k], src);
-    return u.a;
-}
-
 // The pack of V elements at p, of which the first `valid` exist (the others read as zero).
 template <class T, bool STREAM> __device__ __forceinline__ Pack<T> pack_upto(const T* p, i64 valid) {
     Pack<T> r;
@@ -850,6 +841,14 @@ __device__ void symv_finish(i64 n, T alpha, T beta, T* y, i64 incy, int upper, c
 // took gemv T f64 n = 16384 from 1.01x to 0.99x of cuBLAS and n = 4096 from 0.97x to 0.94x.
 // The gemv N kernels keep the default: the same change made them 4-6 % slower
 // (docs/perf-notes.md, "gemv T/C").
+// One warp per C columns, U loads of each column per lane and pass (gemvt_col), 4 warps a block.
+#define GEMVT_COL(P, T, C, U)                                                                              \
+    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
+        gemvt_col##C##x##U##_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y,     \
+                                 i64 incy, T* partials, unsigned* counters, int conj_a, i64 rps) {         \
+        gemvt_col<T, C, U>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
+    }
+
 #define B2_KERNELS(P, T, SYMV_MINB)                                                                                \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK)                                                 \
         gemvn_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, i64 incx, T beta, T* y, i64 incy,  \
@@ -886,31 +885,11 @@ __device__ void symv_finish(i64 n, T alpha, T beta, T* y, i64 incy, int upper, c
                        T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {         \
         gemvt_pair<T, false>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, 0, 0, rps);\
     }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
-        gemvt_col1x16_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
-                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
-        gemvt_col<T, 1, 16>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
-    }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
-        gemvt_col1x32_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
-                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
-        gemvt_col<T, 1, 32>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
-    }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
-        gemvt_col2x8_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,   \
-                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
-        gemvt_col<T, 2, 8>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
-    }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
-        gemvt_col2x16_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
-                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
-        gemvt_col<T, 2, 16>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);       \
-    }                                                                                                      \
-    extern "C" __global__ void __launch_bounds__(128, 1)                                                   \
-        gemvt_col4x8_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,   \
-                  T* partials, unsigned* counters, int conj_a, i64 rps) {                                  \
-        gemvt_col<T, 4, 8>(m, n, alpha, A, lda, x, beta, y, incy, partials, counters, conj_a, rps);        \
-    }                                                                                                      \
+    GEMVT_COL(P, T, 1, 16)                                                                                 \
+    GEMVT_COL(P, T, 1, 32)                                                                                 \
+    GEMVT_COL(P, T, 2, 8)                                                                                  \
+    GEMVT_COL(P, T, 2, 16)                                                                                 \
+    GEMVT_COL(P, T, 4, 8)                                                                                  \
     extern "C" __global__ void __launch_bounds__(B2_BLOCK, 1)                                              \
         gemvt_pair_tri_##P(i64 m, i64 n, T alpha, const T* A, i64 lda, const T* x, T beta, T* y, i64 incy,  \
                            T* partials, unsigned* counters, int conj_a, int mode, int herm, i64 rps) {     \

@@ -124,6 +124,17 @@ template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
     return u.a;
 }
 
+// Shuffles a plain-old-data value from lane `src` of its group of `width` lanes, four bytes at a
+// time.
+template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width = 32) {
+    static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_sync(0xffffffffu, u.w[k], src, width);
+    return u.a;
+}
+
 // The index of an argmax with no candidate: no entries, or NaN only (NaN never compares better).
 #define ROW_NONE 0x7fffffff
 
