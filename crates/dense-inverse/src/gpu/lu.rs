@@ -52,20 +52,17 @@ fn getrf_outer<T: Scalar>(
     while kk < n {
         let bb = outer.min(n - kk);
         let e = kk + bb;
-        if bb <= NB {
-            factor_panel(op, dev, a, (kk, bb), ipiv, info, scratch.as_ref())?;
-        } else {
-            // The block column kk..e: one level of panels inside it.
-            let block = a.at(0, kk, n, bb);
-            let mut jj = kk;
-            while jj < e {
-                let jb = NB.min(e - jj);
-                let je = jj + jb;
-                factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch.as_ref())?;
-                k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)?;
-                trailing_update(op, dev, a, (jj, jb), (je, e))?;
-                jj = je;
-            }
+        // The panels of the block column kk..e, their interchanges and updates confined to it
+        // (with bb ≤ NB a single panel, and both of those are empty).
+        let block = a.at(0, kk, n, bb);
+        let mut jj = kk;
+        while jj < e {
+            let jb = NB.min(e - jj);
+            let je = jj + jb;
+            factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch.as_ref())?;
+            k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)?;
+            trailing_update(op, dev, a, (jj, jb), (je, e))?;
+            jj = je;
         }
         k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
         trailing_update(op, dev, a, (kk, bb), (e, n))?;
