@@ -191,6 +191,60 @@ impl_l2!(
     cublasZhemv_v2
 );
 
+/// The operands the level-2 sections time on: copies of one `n × n` matrix, enough to pass
+/// 256 MiB (at most 8), which the calls rotate through so that each reads DRAM; `x`, `y`; the
+/// device scalars 1 and 0; and the raw device addresses cuBLAS takes.
+struct Operands<T: Scalar> {
+    mats: Vec<DeviceMatrix<T>>,
+    x: DeviceVec<T>,
+    y: DeviceVec<T>,
+    /// The scalars behind `p1` and `p0`, kept alive while those are used.
+    _scalars: [DeviceScalar<T>; 2],
+    ap: Vec<u64>,
+    xp: u64,
+    yp: u64,
+    p1: u64,
+    p0: u64,
+}
+
+impl<T: Scalar> Operands<T> {
+    fn new(dev: &Device, n: usize) -> Self {
+        let mat_bytes = n * n * std::mem::size_of::<T>();
+        let sets = (256usize << 20).div_ceil(mat_bytes.max(1)).clamp(1, 8);
+        let host: Vec<T> = (0..n * n)
+            .map(|k| T::from_f64(((k * 2654435761) % 1000) as f64 / 1000.0 - 0.5))
+            .collect();
+        let mats: Vec<DeviceMatrix<T>> = (0..sets)
+            .map(|_| DeviceMatrix::from_col_major(dev, n, n, n, host.clone()).unwrap())
+            .collect();
+        drop(host);
+        let xh: Vec<T> = (0..n)
+            .map(|i| T::from_f64(1.0 + (i % 5) as f64 * 0.1))
+            .collect();
+        let x = DeviceVec::from_slice(dev, &xh).unwrap();
+        let y = DeviceVec::<T>::zeros(dev, n).unwrap();
+        let scalars = [
+            DeviceScalar::new(dev, T::one()).unwrap(),
+            DeviceScalar::new(dev, T::zero()).unwrap(),
+        ];
+        let ap = mats
+            .iter()
+            .map(|m| interop::matrix_ptr(m).unwrap())
+            .collect();
+        Self {
+            xp: interop::vec_ptr(&x).unwrap(),
+            yp: interop::vec_ptr(&y).unwrap(),
+            p1: interop::scalar_ptr(&scalars[0]).unwrap(),
+            p0: interop::scalar_ptr(&scalars[1]).unwrap(),
+            mats,
+            x,
+            y,
+            _scalars: scalars,
+            ap,
+        }
+    }
+}
+
 /// Runs gemv N/T, ger, syr (her) and symv (hemv) at `n × n`.
 pub fn run<T: CublasL2>(
     dev: &Device,
@@ -204,32 +258,22 @@ pub fn run<T: CublasL2>(
     let stream = interop::cuda_stream(dev).unwrap();
     let es = std::mem::size_of::<T>();
     let mat_bytes = n * n * es;
-    let sets = (256usize << 20).div_ceil(mat_bytes).clamp(1, 8);
-    let host: Vec<T> = (0..n * n)
-        .map(|k| T::from_f64(((k * 2654435761) % 1000) as f64 / 1000.0 - 0.5))
-        .collect();
-    let mut mats: Vec<DeviceMatrix<T>> = (0..sets)
-        .map(|_| DeviceMatrix::from_col_major(dev, n, n, n, host.clone()).unwrap())
-        .collect();
-    drop(host);
-    let xh: Vec<T> = (0..n)
-        .map(|i| T::from_f64(1.0 + (i % 5) as f64 * 0.1))
-        .collect();
-    let x = DeviceVec::from_slice(dev, &xh).unwrap();
-    let mut y = DeviceVec::<T>::zeros(dev, n).unwrap();
+    let Operands {
+        mut mats,
+        x,
+        mut y,
+        _scalars,
+        ap,
+        xp,
+        yp,
+        p1,
+        p0,
+    } = Operands::new(dev, n);
+    let sets = mats.len();
     let (one, zero, small) = (T::one(), T::zero(), T::from_f64(1e-6));
-    let d_one = DeviceScalar::new(dev, one).unwrap();
-    let d_zero = DeviceScalar::new(dev, zero).unwrap();
     let d_small = DeviceScalar::new(dev, small).unwrap();
     let d_small_r = DeviceScalar::new(dev, <T::Real as Scalar>::from_f64(1e-6)).unwrap();
-    let ap: Vec<u64> = mats
-        .iter()
-        .map(|m| interop::matrix_ptr(m).unwrap())
-        .collect();
-    let (xp, yp) = (interop::vec_ptr(&x).unwrap(), interop::vec_ptr(&y).unwrap());
-    let (p1, p0, ps, psr) = (
-        interop::scalar_ptr(&d_one).unwrap(),
-        interop::scalar_ptr(&d_zero).unwrap(),
+    let (ps, psr) = (
         interop::scalar_ptr(&d_small).unwrap(),
         interop::scalar_ptr(&d_small_r).unwrap(),
     );
@@ -336,31 +380,19 @@ pub fn gemv_tune<T: CublasL2>(
     let stream = interop::cuda_stream(dev).unwrap();
     let es = std::mem::size_of::<T>();
     let mat_bytes = n * n * es;
-    let sets = (256usize << 20).div_ceil(mat_bytes).clamp(1, 8);
-    let host: Vec<T> = (0..n * n)
-        .map(|k| T::from_f64(((k * 2654435761) % 1000) as f64 / 1000.0 - 0.5))
-        .collect();
-    let mats: Vec<DeviceMatrix<T>> = (0..sets)
-        .map(|_| DeviceMatrix::from_col_major(dev, n, n, n, host.clone()).unwrap())
-        .collect();
-    drop(host);
-    let xh: Vec<T> = (0..n)
-        .map(|i| T::from_f64(1.0 + (i % 5) as f64 * 0.1))
-        .collect();
-    let x = DeviceVec::from_slice(dev, &xh).unwrap();
-    let mut y = DeviceVec::<T>::zeros(dev, n).unwrap();
+    let Operands {
+        mats,
+        x,
+        mut y,
+        _scalars,
+        ap,
+        xp,
+        yp,
+        p1,
+        p0,
+    } = Operands::new(dev, n);
+    let sets = mats.len();
     let (one, zero) = (T::one(), T::zero());
-    let d_one = DeviceScalar::new(dev, one).unwrap();
-    let d_zero = DeviceScalar::new(dev, zero).unwrap();
-    let ap: Vec<u64> = mats
-        .iter()
-        .map(|m| interop::matrix_ptr(m).unwrap())
-        .collect();
-    let (xp, yp) = (interop::vec_ptr(&x).unwrap(), interop::vec_ptr(&y).unwrap());
-    let (p1, p0) = (
-        interop::scalar_ptr(&d_one).unwrap(),
-        interop::scalar_ptr(&d_zero).unwrap(),
-    );
     let nn = n as c_int;
     let plan = Plan::for_estimate(2.0 * mat_bytes as f64 / (copy_gbps * 1e6), reps);
     let bytes = (mat_bytes + 2 * n * es) as f64;
