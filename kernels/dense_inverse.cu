@@ -21,7 +21,7 @@
 // * gj_save_rows: Gauss-Jordan's block-row save (a panel's pivot rows of the other columns
 //   copied to a workspace and zeroed).
 // * trtri_diag / lauum_diag / potrf_diag: one block per diagonal block (order <= 64), the
-//   block staged in dynamic shared memory.
+//   block staged in dynamic shared memory (trtri_diag: every diagonal block of a matrix at once).
 // * bord_step / bord_finish: one step of the unblocked bordering inverse (a fused pass over the
 //   triangle of the current inverse, then the next pivot beta).
 // * mirror / zero_tri / herm_check / diag_gather / nonfinite_scan / col_norm1: small helpers.
@@ -223,30 +223,45 @@ template <class T> __device__ void gj_save_rows(T* a, i64 ld, int n, int k, int 
 // ---------------------------------------------------------------------------------------------
 // Diagonal blocks (order nb <= 64, one block of threads, the block staged in shared memory).
 
-// In-place inverse of a non-unit triangular nb x nb block; a thread per column of the inverse
-// reads the block from shared memory and writes its column straight back.
-template <class T> __device__ void trtri_diag(T* a, i64 ld, int nb, int upper) {
+// In-place inverse of every diagonal block of the n x n triangular matrix a: block b of the
+// grid takes the block at (64 b, 64 b), of order nb = min(64, n - 64 b), staged in shared
+// memory; a thread per column of the block's inverse computes it by substitution into a
+// second shared array (leading dimension nb + 1, so the threads' columns fall in different
+// banks) and writes it back. The other triangle and the off-diagonal blocks are not touched.
+template <class T> __device__ void trtri_diag(T* a, i64 ld, int n, int upper) {
     extern __shared__ unsigned char smem_raw[];
+    const int k = blockIdx.x * 64;
+    const int nb = min(64, n - k);
+    if (nb <= 0) return;
+    a += (i64)k * ld + k;
     T* s = reinterpret_cast<T*>(smem_raw);
+    T* xs = s + nb * nb;
+    const int ldx = nb + 1;
     for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) s[e] = a[at(e % nb, e / nb, ld)];
     __syncthreads();
     const int j = threadIdx.x;
-    if (j >= nb) return;
-    T* x = a + (i64)j * ld;  // column j of the result
-    if (upper) {
+    if (j < nb) {
+        T* x = xs + j * ldx;  // column j of the inverse
         x[j] = div_s(one_t<T>(), s[j + j * nb]);
-        for (int i = j - 1; i >= 0; --i) {
-            T acc = zero<T>();
-            for (int p = i + 1; p <= j; ++p) acc = madd(s[i + p * nb], x[p], acc);
-            x[i] = div_s(neg(acc), s[i + i * nb]);
+        if (upper) {
+            for (int i = j - 1; i >= 0; --i) {
+                T acc = zero<T>();
+                for (int p = i + 1; p <= j; ++p) acc = madd(s[i + p * nb], x[p], acc);
+                x[i] = div_s(neg(acc), s[i + i * nb]);
+            }
+        } else {
+            for (int i = j + 1; i < nb; ++i) {
+                T acc = zero<T>();
+                for (int p = j; p < i; ++p) acc = madd(s[i + p * nb], x[p], acc);
+                x[i] = div_s(neg(acc), s[i + i * nb]);
+            }
         }
-    } else {
-        x[j] = div_s(one_t<T>(), s[j + j * nb]);
-        for (int i = j + 1; i < nb; ++i) {
-            T acc = zero<T>();
-            for (int p = j; p < i; ++p) acc = madd(s[i + p * nb], x[p], acc);
-            x[i] = div_s(neg(acc), s[i + i * nb]);
-        }
+    }
+    __syncthreads();
+    // Coalesced write-back of the inverted triangle (diagonal included).
+    for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) {
+        const int i = e % nb, jj = e / nb;
+        if (upper ? i <= jj : i >= jj) a[at(i, jj, ld)] = xs[i + jj * ldx];
     }
 }
 
@@ -979,8 +994,8 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
     extern "C" __global__ void gj_save_rows_##P(T* a, i64 ld, int n, int k, int kb, T* w, i64 ldw) {         \
         gj_save_rows<T>(a, ld, n, k, kb, w, ldw);                                                            \
     }                                                                                                        \
-    extern "C" __global__ void trtri_diag_##P(T* a, i64 ld, int nb, int upper) {                             \
-        trtri_diag<T>(a, ld, nb, upper);                                                                     \
+    extern "C" __global__ void trtri_diag_##P(T* a, i64 ld, int n, int upper) {                              \
+        trtri_diag<T>(a, ld, n, upper);                                                                      \
     }                                                                                                        \
     extern "C" __global__ void lauum_diag_##P(T* a, i64 ld, int nb) { lauum_diag<T>(a, ld, nb); }            \
     extern "C" __global__ void potrf_diag_##P(T* a, i64 ld, int nb, int col0, int* info) {                   \

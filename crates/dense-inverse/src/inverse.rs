@@ -130,7 +130,8 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// ([`Inverse::is_ill_conditioned`]), not silently.
 ///
 /// Memory: the result; the LU and Cholesky paths work in it, Gauss-Jordan and bordering too
-/// (plus `n × b` or `b × n` blocks). [`Method::Auto`] re-reads the input when its positive
+/// (plus `n × b` or `b × n` blocks), except that on a GPU the LU path keeps its factors in one
+/// more `n × n` matrix while it forms the inverse, where that fits (see [`crate::lu_inverse`]). [`Method::Auto`] re-reads the input when its positive
 /// definite attempt fails, so it never holds a second `n × n` copy.
 ///
 /// # Errors

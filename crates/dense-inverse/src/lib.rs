@@ -33,7 +33,8 @@
 //!
 //! Memory: both backends work on one compact copy of the matrix (host memory for the CPU, device
 //! memory for a GPU; read and written back with one strided copy); out-of-place functions compute in
-//! the buffer that becomes their result, in-place ones in that one copy. No path holds more than
+//! the buffer that becomes their result (the GPU LU inverse also in one more `n × n` matrix for
+//! the factors, where it fits), in-place ones in that one copy. No path holds more than
 //! one extra `n × n` buffer (solves: a copy of the factors plus copies of `b`); blocked paths add
 //! `n × 64` blocks. Running out of device memory is [`gpu_blas::Error::OutOfMemory`].
 //!
@@ -61,7 +62,7 @@ mod inverse;
 mod lu;
 
 #[doc(hidden)]
-pub use gpu::lu::{panel_launch_blocks, set_lu_outer_block, set_panel_blocks};
+pub use gpu::lu::{lu_inverse_phases, panel_launch_blocks, set_lu_outer_block, set_panel_blocks};
 
 pub use bordering::{bordering_inverse, bordering_inverse_in_place, Bordering};
 pub use cholesky::{

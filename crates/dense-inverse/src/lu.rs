@@ -203,11 +203,15 @@ pub(crate) fn zero_pivot<T: Scalar>(op: &'static str, n: usize, lu: &[T]) -> Res
 /// `A⁻¹` into a new `n × n` matrix (leading dimension `n`) by LU with partial pivoting
 /// (LAPACK `getrf` then `getri`); the input is not modified.
 ///
-/// `getri`: `U ← U⁻¹` in place, then `X·L = U⁻¹` is solved by 64-column blocks from the right
-/// (each block one matrix product), then `A⁻¹ = X·P` (columns interchanged back). About
-/// `2n³` flops in all.
+/// `getri`: `U⁻¹`, then `X·L = U⁻¹` solved for `X`, then `A⁻¹ = X·P` (columns interchanged
+/// back). About `2n³` flops in all. On a GPU, where memory allows, the factors and the result
+/// are separate matrices: `U⁻¹` is formed in the result and `X·L = U⁻¹` is one recursive
+/// triangular solve (mostly matrix products) reading `L` from the factors. Otherwise (and on the
+/// CPU) everything happens in the result, `X·L = U⁻¹` by column blocks from the right (each
+/// block one matrix product).
 ///
-/// Memory: the result, plus an `n × 64` block; the factorization happens in the result.
+/// Memory: the result, plus on a GPU one `n × n` matrix for the factors where it fits (freed
+/// before returning; else an `n × 256` block), on the CPU an `n × 64` block.
 ///
 /// # Errors
 /// [`Error::Singular`] with the 1-based step (LAPACK `info`) when some `U(j, j)` is exactly

@@ -324,24 +324,35 @@ fn diag_smem<T: Scalar>(f: &cudarc::driver::CudaFunction, nb: usize) -> Result<u
     Ok(smem)
 }
 
-/// `trtri_diag(a, ld, nb, upper)`: in-place inverse of the `nb × nb` triangular block `a`.
+/// `trtri_diag(a, ld, n, upper)`: every `NB × NB` diagonal block of the `n × n` triangular
+/// matrix `a` (the last one smaller when `NB` does not divide `n`) inverted in place, one
+/// thread block each, in one launch; the rest of `a` is not touched.
 pub(crate) fn trtri_diag<T: Scalar>(
     op: &'static str,
     dev: &Device,
     a: Dense<T>,
     upper: bool,
 ) -> Result<()> {
-    let nb = a.rows;
-    assert!(a.cols == nb && (1..=NB).contains(&nb));
+    let n = a.rows;
+    assert!(a.cols == n);
+    if n == 0 {
+        return Ok(());
+    }
+    let nb = n.min(NB);
     let f = func(op, dev, &kernel_name::<T>("trtri_diag"))?;
-    let smem = diag_smem::<T>(&f, nb)?;
+    // The block and its inverse (leading dimension nb + 1).
+    let smem = (nb * nb + nb * (nb + 1)) * std::mem::size_of::<T>();
+    if smem > 48 * 1024 {
+        allow_shared_bytes(&f, smem)?;
+    }
     let s = stream(op, dev)?;
-    let (ld, nbi, up) = (ld_of(op, a.ld)?, i32_of(op, nb)?, upper as i32);
+    let (ld, ni, up) = (ld_of(op, a.ld)?, i32_of(op, n)?, upper as i32);
     let mut l = s.launch_builder(&f);
-    l.arg(&a.ptr).arg(&ld).arg(&nbi).arg(&up);
-    // SAFETY: (T* a, i64 ld, int nb, int upper) match the kernel; a is nb × nb (nb ≤ 64, the
-    // block has 64 threads, one per column), the dynamic shared memory holds nb² elements.
-    unsafe { l.launch(cfg((1, 1), NB as u32, smem)) }.map_err(launch_error(op))?;
+    l.arg(&a.ptr).arg(&ld).arg(&ni).arg(&up);
+    // SAFETY: (T* a, i64 ld, int n, int upper) match the kernel; a is n × n; block b takes the
+    // diagonal block at 64 b of order min(64, n − 64 b) with 64 threads (one per column), and
+    // the dynamic shared memory holds that block and its inverse.
+    unsafe { l.launch(cfg((n.div_ceil(NB), 1), NB as u32, smem)) }.map_err(launch_error(op))?;
     Ok(())
 }
 

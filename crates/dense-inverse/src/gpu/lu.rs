@@ -19,12 +19,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// `laswp_rows` on the columns left and right of the panel, `U12 ← L11⁻¹·A12` (cuBLAS `trsm`)
 /// and `A22 ← A22 − L21·U12` (cuBLAS `gemm`).
 ///
-/// With an outer block wider than `NB` ([`set_lu_outer_block`]) the same steps run on two
-/// levels: the `NB`-column panels factor a block column of that width, with their interchanges,
-/// `trsm` and `gemm` confined to it, and the trailing matrix is updated once per block column
-/// (interchanges left and right of it, then one `trsm` and one `gemm` of depth `outer`). The
-/// panels see the same operations as on one level; the trailing matrix sums its updates in
-/// another order (one `gemm` of depth `outer` instead of several of depth `NB`).
+/// From order 3072 (or as [`set_lu_outer_block`] forces) these steps run on two levels: the
+/// `NB`-column panels factor a block column of the outer width (512 columns), with their
+/// interchanges, `trsm` and `gemm` confined to it, and the trailing matrix is updated once per
+/// block column (interchanges left and right of it, then one `trsm` and one `gemm` of depth
+/// `outer`). The panels see the same operations as on one level (an outer width of `NB`); the
+/// trailing matrix sums its updates in another order (one `gemm` of depth `outer` instead of
+/// several of depth `NB`).
 pub(crate) fn getrf<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -32,10 +33,61 @@ pub(crate) fn getrf<T: Scalar>(
     ipiv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
 ) -> Result<()> {
-    getrf_outer(op, dev, a, ipiv, info, lu_outer_block())
+    getrf_outer(op, dev, a, ipiv, info, lu_outer_block(a.rows), None)
 }
 
-/// [`getrf`] with block columns of `outer` columns (`NB` or less: one level).
+/// Host times of the phases of a profiled run: each step waits for the device before and
+/// after it, and its time is added to its phase's (phases in first-seen order).
+pub(crate) struct Phases {
+    dev: Device,
+    list: Vec<(&'static str, f64)>,
+}
+
+impl Phases {
+    pub(crate) fn new(dev: &Device) -> Self {
+        Phases {
+            dev: dev.clone(),
+            list: Vec::new(),
+        }
+    }
+
+    /// Runs `f` as part of phase `name`.
+    pub(crate) fn time<R>(
+        &mut self,
+        name: &'static str,
+        f: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
+        self.dev.synchronize()?;
+        let t = std::time::Instant::now();
+        let r = f()?;
+        self.dev.synchronize()?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        match self.list.iter_mut().find(|(p, _)| *p == name) {
+            Some((_, total)) => *total += ms,
+            None => self.list.push((name, ms)),
+        }
+        Ok(r)
+    }
+
+    pub(crate) fn into_list(self) -> Vec<(&'static str, f64)> {
+        self.list
+    }
+}
+
+/// `f()`, timed as phase `name` when profiling.
+fn phase<R>(
+    prof: &mut Option<&mut Phases>,
+    name: &'static str,
+    f: impl FnOnce() -> Result<R>,
+) -> Result<R> {
+    match prof {
+        Some(p) => p.time(name, f),
+        None => f(),
+    }
+}
+
+/// [`getrf`] with block columns of `outer` columns (`NB` or less: one level); with `prof`,
+/// every step timed into its phase.
 fn getrf_outer<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -43,6 +95,7 @@ fn getrf_outer<T: Scalar>(
     ipiv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
     outer: usize,
+    mut prof: Option<&mut Phases>,
 ) -> Result<()> {
     let n = a.rows;
     assert!(a.cols == n && ipiv.len() == n);
@@ -59,16 +112,78 @@ fn getrf_outer<T: Scalar>(
         while jj < e {
             let jb = NB.min(e - jj);
             let je = jj + jb;
-            factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch.as_ref())?;
-            k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)?;
-            trailing_update(op, dev, a, (jj, jb), (je, e))?;
+            phase(&mut prof, "getrf: panels", || {
+                factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch.as_ref())
+            })?;
+            phase(&mut prof, "getrf: interchanges", || {
+                k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)
+            })?;
+            phase(&mut prof, "getrf: updates in block columns", || {
+                trailing_update(op, dev, a, (jj, jb), (je, e))
+            })?;
             jj = je;
         }
-        k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)?;
-        trailing_update(op, dev, a, (kk, bb), (e, n))?;
+        phase(&mut prof, "getrf: interchanges", || {
+            k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)
+        })?;
+        phase(&mut prof, "getrf: trailing updates", || {
+            trailing_update(op, dev, a, (kk, bb), (e, n))
+        })?;
         kk = e;
     }
     Ok(())
+}
+
+/// The phases of [`crate::lu_inverse`] on a CUDA device, each step timed alone (the device
+/// waited for before and after it, which adds a few microseconds per step): the copy, the
+/// factorization's panels, interchanges and updates, the second matrix, `U⁻¹` (and, on a
+/// copy, its diagonal blocks alone), `X·L⁻¹` by the recursive solve (and, on a copy, by one
+/// cuBLAS `trsm`), the column interchanges. Milliseconds per phase, in order. For tuning
+/// (`gpu-bench --only panel-tune`); uses up to four `n × n` matrices besides `a`.
+///
+/// ```
+/// # use gpu_blas::{Device, DeviceMatrix};
+/// let a = DeviceMatrix::<f64>::zeros(&Device::cpu(), 2, 2)?;
+/// assert!(dense_inverse::lu_inverse_phases(&a).is_err()); // CUDA only
+/// # Ok::<(), dense_inverse::Error>(())
+/// ```
+#[doc(hidden)]
+pub fn lu_inverse_phases<T: Scalar>(a: &DeviceMatrix<T>) -> Result<Vec<(&'static str, f64)>> {
+    const OP: &str = "lu_inverse_phases";
+    let dev = a.device();
+    if gpu_blas::interop::cuda_context(dev).is_none() {
+        return Err(super::not_cuda(OP));
+    }
+    let n = crate::check::square(OP, a.rows(), a.cols())?;
+    let mut p = Phases::new(dev);
+    let w = p.time("copy", || Ok(a.try_clone()?))?;
+    let wd = Dense::of(OP, &w)?;
+    let ipiv = DeviceVec::<i32>::zeros(dev, n)?;
+    let info = DeviceVec::<i32>::zeros(dev, 1)?;
+    getrf_outer(OP, dev, wd, &ipiv, &info, lu_outer_block(n), Some(&mut p))?;
+    let x = p.time("getri: second matrix", || Ok(w.try_clone()?))?;
+    let xd = Dense::of(OP, &x)?;
+    p.time("getri: zero below U", || k::zero_tri(OP, dev, xd, true))?;
+    let y = x.try_clone()?;
+    let yd = Dense::of(OP, &y)?;
+    p.time("getri: U⁻¹", || trtri(OP, dev, xd, true))?;
+    p.time("(U⁻¹ diagonal blocks alone)", || {
+        k::trtri_diag(OP, dev, yd, true)
+    })?;
+    drop(y);
+    let z = x.try_clone()?;
+    let zd = Dense::of(OP, &z)?;
+    p.time("getri: X·L⁻¹", || {
+        cb::trsm_rec(OP, dev, RIGHT, LOWER, UNIT, (n, n), T::one(), wd, xd)
+    })?;
+    p.time("(X·L⁻¹ by one cuBLAS trsm)", || {
+        cb::trsm(OP, dev, RIGHT, LOWER, OP_N, UNIT, (n, n), T::one(), wd, zd)
+    })?;
+    drop(z);
+    p.time("getri: column interchanges", || {
+        k::swap_cols(OP, dev, xd, &ipiv)
+    })?;
+    Ok(p.into_list())
 }
 
 /// The update right of a factored block column `kk..kk + kb` on the columns `c0..c1`:
@@ -116,17 +231,17 @@ fn trailing_update<T: Scalar>(
 }
 
 /// The outer block width of the GPU LU factorization forced by [`set_lu_outer_block`] (0: the
-/// built-in, one level of `NB`-column panels).
+/// built-in rule, [`lu_outer_block`]).
 static LU_OUTER: AtomicUsize = AtomicUsize::new(0);
 
 /// Sets, for the whole process, the outer block width of the GPU LU factorization
 /// (`lu_factor`, `lu_inverse` and whatever calls them): `Some(w)` factors block columns of `w`
 /// columns (rounded up to a multiple of 64) with the 64-column panels inside them and updates
-/// the trailing matrix once per block column, so its `gemm` has depth `w`; `None` (or a width of
-/// 64 or less) restores the built-in single level, a trailing update per 64-column panel. The
-/// trailing matrix sums its updates in another order, so the factors agree to rounding and the
-/// pivots agree except where that rounding decides a near tie. For tuning sweeps
-/// (`gpu-bench --only panel-tune`).
+/// the trailing matrix once per block column, so its `gemm` has depth `w`; `Some(64)` (or
+/// less) is a single level, a trailing update per 64-column panel; `None` restores the
+/// built-in rule (one level below order 3072, 512 from there). Other widths sum the trailing updates
+/// in another order, so the factors agree to rounding and the pivots agree except where that
+/// rounding decides a near tie. For tuning sweeps (`gpu-bench --only panel-tune`).
 ///
 /// ```
 /// dense_inverse::set_lu_outer_block(Some(256));
@@ -134,13 +249,17 @@ static LU_OUTER: AtomicUsize = AtomicUsize::new(0);
 /// ```
 #[doc(hidden)]
 pub fn set_lu_outer_block(width: Option<usize>) {
-    let w = width.map_or(0, |w| w.div_ceil(NB).saturating_mul(NB));
-    LU_OUTER.store(if w <= NB { 0 } else { w }, Ordering::Relaxed);
+    let w = width.map_or(0, |w| w.div_ceil(NB).saturating_mul(NB).max(NB));
+    LU_OUTER.store(w, Ordering::Relaxed);
 }
 
-/// The outer block width in use: the forced one, else `NB`.
-fn lu_outer_block() -> usize {
+/// The outer block width for order `n`: the forced one, else 512 from `n = 3072` and `NB`
+/// (one level) below. Measured for f64 (`lu_factor`, one level / 128 / 256 / 512): n = 8000
+/// on an H100 57.4 / 50.0 / 47.1 / 46.8 ms; on an H200 n = 2000 7.90 / 8.28 / 8.25 / 8.28 ms,
+/// n = 4000 18.36 / 18.29 / 18.15 / 18.13 ms, n = 16000 223.3 / 166.7 / 155.3 / 149.1 ms.
+fn lu_outer_block(n: usize) -> usize {
     match LU_OUTER.load(Ordering::Relaxed) {
+        0 if n >= 3072 => 512,
         0 => NB,
         w => w,
     }
@@ -271,19 +390,8 @@ pub(crate) fn getrs<T: Scalar>(
         let (l, u) = (lu, lu);
         match trans {
             Trans::N => {
-                cb::trsm(op, &dev, LEFT, LOWER, OP_N, UNIT, (n, nrhs), T::one(), l, x)?;
-                cb::trsm(
-                    op,
-                    &dev,
-                    LEFT,
-                    UPPER,
-                    OP_N,
-                    NON_UNIT,
-                    (n, nrhs),
-                    T::one(),
-                    u,
-                    x,
-                )
+                cb::trsm_rec(op, &dev, LEFT, LOWER, UNIT, (n, nrhs), T::one(), l, x)?;
+                cb::trsm_rec(op, &dev, LEFT, UPPER, NON_UNIT, (n, nrhs), T::one(), u, x)
             }
             Trans::T | Trans::C => {
                 let t = if trans == Trans::T {
@@ -336,83 +444,48 @@ pub(crate) fn getrs<T: Scalar>(
     }
 }
 
-/// In-place inverse of the `n × n` triangular matrix `a` (non-unit diagonal; LAPACK `trtri`),
-/// recursive, so the work is a few large cuBLAS `trsm` calls: with `a` split at `n1` (half of
-/// `n`, a multiple of `NB`) into `[A11 A12; 0 A22]` (upper), `A12 ← −A11⁻¹·A12·A22⁻¹` by two
-/// `trsm` (left with `A11`, right with `A22`) before the diagonal blocks are inverted in turn;
-/// lower likewise with `A21 ← −A22⁻¹·A21·A11⁻¹`. Blocks of order ≤ `NB` are inverted by
-/// `trtri_diag`, which leaves the other triangle alone.
+/// In-place inverse of the `n × n` triangular matrix `a` (non-unit diagonal; LAPACK `trtri`):
+/// first every `NB × NB` diagonal block inverted, all in one launch (`trtri_diag`); then,
+/// recursively from the diagonal outwards, with `a` split at `n1` (half of `n`, a multiple of
+/// `NB`) into `[A11 A12; 0 A22]` (upper) and both halves already inverted,
+/// `A12 ← −A11⁻¹·A12·A22⁻¹` by two in-place triangular products ([`cb::trmm_rec`], mostly
+/// `gemm`); lower likewise with `A21 ← −A22⁻¹·A21·A11⁻¹`. The other triangle is not touched.
 pub(crate) fn trtri<T: Scalar>(
     op: &'static str,
     dev: &Device,
     a: Dense<T>,
     upper: bool,
 ) -> Result<()> {
+    k::trtri_diag(op, dev, a, upper)?;
+    trtri_combine(op, dev, a, upper)
+}
+
+/// The off-diagonal blocks of [`trtri`], its diagonal blocks of order `NB` already inverted.
+fn trtri_combine<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    upper: bool,
+) -> Result<()> {
     let n = a.rows;
-    if n == 0 {
-        return Ok(());
-    }
     if n <= NB {
-        return k::trtri_diag(op, dev, a, upper);
+        return Ok(());
     }
     let n1 = (n / 2).div_ceil(NB) * NB;
     let n2 = n - n1;
-    let (a11, a22) = (a.at(0, 0, n1, n1), a.at(n1, n1, n2, n2));
+    let (x11, x22) = (a.at(0, 0, n1, n1), a.at(n1, n1, n2, n2));
+    trtri_combine(op, dev, x11, upper)?;
+    trtri_combine(op, dev, x22, upper)?;
+    let one = T::one();
     if upper {
         let a12 = a.at(0, n1, n1, n2);
-        cb::trsm(
-            op,
-            dev,
-            LEFT,
-            UPPER,
-            OP_N,
-            NON_UNIT,
-            (n1, n2),
-            T::one(),
-            a11,
-            a12,
-        )?;
-        cb::trsm(
-            op,
-            dev,
-            RIGHT,
-            UPPER,
-            OP_N,
-            NON_UNIT,
-            (n1, n2),
-            -T::one(),
-            a22,
-            a12,
-        )?;
+        cb::trmm_rec(op, dev, RIGHT, UPPER, NON_UNIT, (n1, n2), one, x22, a12)?;
+        cb::trmm_rec(op, dev, LEFT, UPPER, NON_UNIT, (n1, n2), -one, x11, a12)
     } else {
         let a21 = a.at(n1, 0, n2, n1);
-        cb::trsm(
-            op,
-            dev,
-            LEFT,
-            LOWER,
-            OP_N,
-            NON_UNIT,
-            (n2, n1),
-            -T::one(),
-            a22,
-            a21,
-        )?;
-        cb::trsm(
-            op,
-            dev,
-            RIGHT,
-            LOWER,
-            OP_N,
-            NON_UNIT,
-            (n2, n1),
-            T::one(),
-            a11,
-            a21,
-        )?;
+        cb::trmm_rec(op, dev, LEFT, LOWER, NON_UNIT, (n2, n1), one, x22, a21)?;
+        cb::trmm_rec(op, dev, RIGHT, LOWER, NON_UNIT, (n2, n1), -one, x11, a21)
     }
-    trtri(op, dev, a11, upper)?;
-    trtri(op, dev, a22, upper)
 }
 
 /// Column block of the second half of [`getri`] (wide, so its `gemm` has enough output tiles
@@ -477,6 +550,31 @@ pub(crate) fn getri<T: Scalar>(
     // The workspace is freed (stream-ordered) after the queued work that uses it.
     drop(w);
     Ok(())
+}
+
+/// `X ← A⁻¹` from the LU factors in `f` (no zero pivot) into the separate `n × n` matrix `x`,
+/// which holds a copy of `f` on entry (LAPACK `getri` with room for `L` and the result at
+/// once): `X ← U` (strict lower triangle zeroed), `X ← U⁻¹` ([`trtri`]), `X ← X·L⁻¹` (one
+/// triangular solve with the unit lower factor read from `f`, [`cb::trsm_rec`]), then the
+/// columns interchanged back (`swap_cols`), so `X = U⁻¹·L⁻¹·P = A⁻¹`. The same `4n³/3` flops
+/// as [`getri`] (up to `n³/3` of multiplications by the zeros below `U⁻¹`), but in a few large
+/// products instead of a `GETRI_NB`-column loop; `f` is not written.
+pub(crate) fn getri_into<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    f: Dense<T>,
+    x: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+) -> Result<()> {
+    let n = f.rows;
+    assert!(f.cols == n && x.rows == n && x.cols == n);
+    if n == 0 {
+        return Ok(());
+    }
+    k::zero_tri(op, dev, x, true)?;
+    trtri(op, dev, x, true)?;
+    cb::trsm_rec(op, dev, RIGHT, LOWER, UNIT, (n, n), T::one(), f, x)?;
+    k::swap_cols(op, dev, x, ipiv)
 }
 
 #[cfg(test)]
@@ -769,18 +867,18 @@ mod tests {
         assert!(worst <= tol, "{what}: ‖PA − LU‖ = {worst:e} > {tol:e}");
     }
 
-    /// The two-level factorization (block columns of 128, 192 and 256 around the 64-column
+    /// The two-level factorization (block columns of 128, 192, 256 and 512 around the 64-column
     /// panels) against one level: a valid LU of the same matrix, the same `info`.
     fn two_level<T: Scalar>(dev: &Device) {
         for n in [1usize, 63, 130, 300, 517] {
             let a = random_values::<T>(n * n, 40 + n as u64);
             let mut one_level = None;
-            for outer in [NB, 128, 192, 256] {
+            for outer in [NB, 128, 192, 256, 512] {
                 let m = DeviceMatrix::from_col_major(dev, n, n, n, a.clone()).unwrap();
                 let d = Dense::of(OP, &m).unwrap();
                 let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
                 let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
-                getrf_outer(OP, dev, d, &ipiv, &info, outer).unwrap();
+                getrf_outer(OP, dev, d, &ipiv, &info, outer, None).unwrap();
                 let what = format!("{} n = {n} outer = {outer}", T::PREFIX);
                 let fa = m.to_array().unwrap();
                 let f: Vec<T> = (0..n * n).map(|k| fa[(k % n, k / n)]).collect();

@@ -173,13 +173,38 @@ fn invert_lu<T: Scalar>(
     Ok(pivots)
 }
 
+/// `A⁻¹` from the LU factors in the compact `w` (no zero pivot): into a second matrix by
+/// [`lu::getri_into`] where one more `n × n` fits (`w` is then the one extra matrix beside the
+/// caller's input and the result), else in place in `w` by the blocked [`lu::getri`] (an
+/// `n × 256` workspace). Returns the matrix holding the inverse.
+fn invert_factors<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    w: DeviceMatrix<T>,
+    pivots: &DeviceVec<i32>,
+) -> Result<DeviceMatrix<T>> {
+    match w.try_clone() {
+        Ok(x) => {
+            lu::getri_into(op, dev, Dense::of(op, &w)?, Dense::of(op, &x)?, pivots)?;
+            Ok(x)
+        }
+        Err(gpu_blas::Error::OutOfMemory { .. }) => {
+            lu::getri(op, dev, Dense::of(op, &w)?, pivots)?;
+            Ok(w)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 pub(crate) fn lu_inverse<T: Scalar>(
     op: &'static str,
     a: &MatRef<'_, T>,
 ) -> Result<DeviceMatrix<T>> {
+    let dev = a.device();
     let w = checked_copy(op, a)?;
-    invert_lu(op, a.device(), &w)?;
-    Ok(w)
+    let pivots = DeviceVec::zeros(dev, w.rows())?;
+    singular(op, factor_lu(op, dev, &w, &pivots)?)?;
+    invert_factors(op, dev, w, &pivots)
 }
 
 pub(crate) fn lu_inverse_in_place<T: Scalar>(
@@ -447,9 +472,9 @@ fn inverse_lu<T: Scalar>(
     let wd = Dense::of(op, &w)?;
     let piv = if n > 0 { pivots.to_vec()? } else { Vec::new() };
     let rcond = lu_rcond_dev(op, dev, wd, &pivots, &piv, anorm)?;
-    lu::getri(op, dev, wd, &pivots)?;
+    let matrix = invert_factors(op, dev, w, &pivots)?;
     Ok(Inverse {
-        matrix: w,
+        matrix,
         method_used: Method::Lu,
         rcond,
         rcond_exact: false,

@@ -67,18 +67,7 @@ pub(crate) fn potrs<T: Scalar>(
     b: Dense<T>,
 ) -> Result<()> {
     let (n, nrhs) = (l.rows, b.cols);
-    cb::trsm(
-        op,
-        dev,
-        LEFT,
-        LOWER,
-        OP_N,
-        NON_UNIT,
-        (n, nrhs),
-        T::one(),
-        l,
-        b,
-    )?;
+    cb::trsm_rec(op, dev, LEFT, LOWER, NON_UNIT, (n, nrhs), T::one(), l, b)?;
     cb::trsm(
         op,
         dev,
