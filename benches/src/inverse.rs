@@ -632,6 +632,19 @@ fn block<T: CusolverInv>(
             Err(e) => eprintln!("  factorization alone: {e}"),
         }
     }
+    if s == Structure::General {
+        // lu_inverse step by step (each step synchronized; the first run warms up).
+        let phases = dense_inverse::lu_inverse_phases(orig)
+            .and_then(|_| dense_inverse::lu_inverse_phases(orig));
+        match phases {
+            Ok(list) => {
+                for (p, ms) in list {
+                    eprintln!("  lu_inverse phase {p:<36} {ms:9.3} ms");
+                }
+            }
+            Err(e) => eprintln!("  lu_inverse phases: {e}"),
+        }
+    }
     Ok(())
 }
 

@@ -23,8 +23,8 @@
 //! N under each launch `gpu_blas::blas2::set_gemv_n_tuning` can force (row tiles of 1 to 64
 //! lanes, 8 to 264 column splits): the four types at n 4096 and f64 at 16384.
 //!
-//! `panel-tune` (only when named) times `dense-inverse`'s `lu_factor` with its cooperative LU
-//! panel launch forced to 8, 16, 24, 32, 48, 66, 100 and 132 blocks (counts that cannot launch
+//! `panel-tune` (only when named) times `dense-inverse`'s `lu_factor` on one level (64-column
+//! panels, no outer block) with its cooperative LU panel launch forced to 8, 16, 24, 32, 48, 66, 100 and 132 blocks (counts that cannot launch
 //! are skipped), against cuSOLVER getrf, for n 4000, 8000, 16000 and f64, f32 (`--inv-n` and
 //! `--inv-types` replace these), then on the built-in count `lu_factor` and `lu_inverse` with
 //! outer block columns of 128, 256 and 512 (`dense_inverse::set_lu_outer_block`), and prints

@@ -3,7 +3,7 @@
 //!
 //! For each order (4000, 8000, 16000, or `--inv-n`) and type (f64 and f32, or `--inv-types`),
 //! times `lu_factor` (a new matrix per call, as in the inverse section's "factorization
-//! alone") with the panel forced to each block count of [`COUNTS`]
+//! alone") on one level (outer width 64) with the panel forced to each block count of [`COUNTS`]
 //! (`dense_inverse::set_panel_blocks`), against cuSOLVER `getrf` on the same matrix (the
 //! inverse section's general test matrix). A count is skipped when the first panel (`n` rows)
 //! cannot launch on exactly that many blocks (`dense_inverse::panel_launch_blocks`): its
@@ -58,7 +58,7 @@ pub struct TuneRow {
     pub n: usize,
     pub dtype: String,
     pub blocks: usize,
-    /// Outer block width of the factorization (64: one level, the built-in).
+    /// Outer block width of the factorization (64: one level, as the block-count sweep runs).
     pub outer: usize,
     /// Whether the built-in rule launches this many blocks on the first panel, on one level.
     pub default: bool,
@@ -239,7 +239,9 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
             }
         }
         set_panel_blocks(Some(b));
+        set_lu_outer_block(Some(64));
         let ms = inverse::measure_new(cx, || dense_inverse::lu_factor(&orig));
+        set_lu_outer_block(None);
         set_panel_blocks(None);
         match ms {
             Ok(ms) => {
