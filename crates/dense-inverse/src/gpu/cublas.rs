@@ -298,7 +298,7 @@ pub(crate) fn trsm<T: Scalar>(
 }
 
 /// Triangles of this order or less are solved by one cuBLAS `trsm` in [`trsm_rec`].
-const TRSM_LEAF: usize = 512;
+pub(crate) const TRSM_LEAF: usize = 512;
 
 /// [`trsm`] with `op(A) = A`, recursively: the triangle split at `k₁` (half its order, rounded
 /// up to a multiple of 64) into `A₁₁`, `A₂₂` and the off-diagonal block, `B` split to match;
@@ -462,30 +462,33 @@ pub(crate) fn trmm<T: Scalar>(
 /// `k₁` into `A₁₁`, `A₂₂` and the off-diagonal block, `B` split to match. For `B ← α·A·B` with
 /// `A` upper, `B₁ ← α·A₁₁·B₁` (recursively), `B₁ ← B₁ + α·A₁₂·B₂` (one `gemm`, `B₂` not yet
 /// changed), `B₂ ← α·A₂₂·B₂`; the other sides and triangles order the three steps so that the
-/// `gemm` reads the part of `B` that is still unchanged. Triangles of order ≤ [`TRSM_LEAF`] go
-/// to cuBLAS `trmm`. Agrees with [`trmm`] to rounding.
+/// `gemm` reads the part of `B` that is still unchanged. Triangles of order ≤ `leaf` (at least
+/// 64) go to cuBLAS `trmm`. Agrees with [`trmm`] to rounding.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn trmm_rec<T: Scalar>(
     op: &'static str,
     dev: &Device,
-    side: cb::cublasSideMode_t,
-    uplo: cb::cublasFillMode_t,
-    diag: cb::cublasDiagType_t,
+    (side, uplo, diag): (
+        cb::cublasSideMode_t,
+        cb::cublasFillMode_t,
+        cb::cublasDiagType_t,
+    ),
     (m, n): (usize, usize),
     alpha: T,
     a: Dense<T>,
     b: Dense<T>,
+    leaf: usize,
 ) -> Result<()> {
     let left = side == LEFT;
     let k = if left { m } else { n };
-    if k <= TRSM_LEAF || m == 0 || n == 0 {
+    if k <= leaf.max(64) || m == 0 || n == 0 {
         return trmm(op, dev, side, uplo, OP_N, diag, (m, n), alpha, a, b);
     }
     let k1 = (k / 2).div_ceil(64) * 64;
     let k2 = k - k1;
     let (a11, a22) = (a.at(0, 0, k1, k1), a.at(k1, k1, k2, k2));
     let one = T::one();
-    let mul = |(mm, nn), t, x| trmm_rec(op, dev, side, uplo, diag, (mm, nn), alpha, t, x);
+    let mul = |(mm, nn), t, x| trmm_rec(op, dev, (side, uplo, diag), (mm, nn), alpha, t, x, leaf);
     match (left, uplo == LOWER) {
         // B₁ ← α·(A₁₁·B₁ + A₁₂·B₂), B₂ ← α·A₂₂·B₂.
         (true, false) => {
@@ -702,7 +705,7 @@ mod tests {
             let (da, db) = (Dense::of(OP, &ad).unwrap(), Dense::of(OP, &bd).unwrap());
             let diag = if unit { UNIT } else { NON_UNIT };
             if multiply {
-                trmm_rec(OP, dev, side, uplo, diag, (m, n), alpha, da, db).unwrap();
+                trmm_rec(OP, dev, (side, uplo, diag), (m, n), alpha, da, db, 256).unwrap();
             } else {
                 trsm_rec(OP, dev, side, uplo, diag, (m, n), alpha, da, db).unwrap();
             }

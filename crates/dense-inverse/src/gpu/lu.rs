@@ -138,8 +138,9 @@ fn getrf_outer<T: Scalar>(
 /// waited for before and after it, which adds a few microseconds per step): the copy, the
 /// factorization's panels, interchanges and updates, the second matrix, `U⁻¹` (and, on a
 /// copy, its diagonal blocks alone), `X·L⁻¹` by the recursive solve (and, on a copy, by one
-/// cuBLAS `trsm`), the column interchanges. Milliseconds per phase, in order. For tuning
-/// (`gpu-bench --only panel-tune`); uses up to four `n × n` matrices besides `a`.
+/// cuBLAS `trsm`), the column interchanges; phases in parentheses are such comparisons, not
+/// part of `lu_inverse`. Milliseconds per phase, in order. For tuning (`gpu-bench --only
+/// inverse`); uses up to four `n × n` matrices besides `a`.
 ///
 /// ```
 /// # use gpu_blas::{Device, DeviceMatrix};
@@ -457,15 +458,17 @@ pub(crate) fn trtri<T: Scalar>(
     upper: bool,
 ) -> Result<()> {
     k::trtri_diag(op, dev, a, upper)?;
-    trtri_combine(op, dev, a, upper)
+    trtri_combine(op, dev, a, upper, cb::TRSM_LEAF)
 }
 
 /// The off-diagonal blocks of [`trtri`], its diagonal blocks of order `NB` already inverted.
+/// Triangles of order ≤ `leaf` in its products go to cuBLAS `trmm`.
 fn trtri_combine<T: Scalar>(
     op: &'static str,
     dev: &Device,
     a: Dense<T>,
     upper: bool,
+    leaf: usize,
 ) -> Result<()> {
     let n = a.rows;
     if n <= NB {
@@ -474,17 +477,20 @@ fn trtri_combine<T: Scalar>(
     let n1 = (n / 2).div_ceil(NB) * NB;
     let n2 = n - n1;
     let (x11, x22) = (a.at(0, 0, n1, n1), a.at(n1, n1, n2, n2));
-    trtri_combine(op, dev, x11, upper)?;
-    trtri_combine(op, dev, x22, upper)?;
+    trtri_combine(op, dev, x11, upper, leaf)?;
+    trtri_combine(op, dev, x22, upper, leaf)?;
     let one = T::one();
+    let mul = |side, uplo, shape, alpha, t, x| {
+        cb::trmm_rec(op, dev, (side, uplo, NON_UNIT), shape, alpha, t, x, leaf)
+    };
     if upper {
         let a12 = a.at(0, n1, n1, n2);
-        cb::trmm_rec(op, dev, RIGHT, UPPER, NON_UNIT, (n1, n2), one, x22, a12)?;
-        cb::trmm_rec(op, dev, LEFT, UPPER, NON_UNIT, (n1, n2), -one, x11, a12)
+        mul(RIGHT, UPPER, (n1, n2), one, x22, a12)?;
+        mul(LEFT, UPPER, (n1, n2), -one, x11, a12)
     } else {
         let a21 = a.at(n1, 0, n2, n1);
-        cb::trmm_rec(op, dev, LEFT, LOWER, NON_UNIT, (n2, n1), one, x22, a21)?;
-        cb::trmm_rec(op, dev, RIGHT, LOWER, NON_UNIT, (n2, n1), -one, x11, a21)
+        mul(LEFT, LOWER, (n2, n1), one, x22, a21)?;
+        mul(RIGHT, LOWER, (n2, n1), -one, x11, a21)
     }
 }
 
