@@ -325,85 +325,12 @@ pub(crate) fn trsm_rec<T: Scalar>(
     if k <= TRSM_LEAF || m == 0 || n == 0 {
         return trsm(op, dev, side, uplo, OP_N, diag, (m, n), alpha, a, b);
     }
-    let k1 = (k / 2).div_ceil(64) * 64;
-    let k2 = k - k1;
-    let (a11, a22) = (a.at(0, 0, k1, k1), a.at(k1, k1, k2, k2));
-    let one = T::one();
-    let solve = |(mm, nn), alpha, t, x| trsm_rec(op, dev, side, uplo, diag, (mm, nn), alpha, t, x);
-    match (left, uplo == LOWER) {
-        // A·X = α·B, A lower: X₁ = A₁₁⁻¹·α·B₁; B₂ ← α·B₂ − A₂₁·X₁; X₂ = A₂₂⁻¹·B₂.
-        (true, true) => {
-            let (b1, b2) = (b.at(0, 0, k1, n), b.at(k1, 0, k2, n));
-            solve((k1, n), alpha, a11, b1)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (k2, n, k1),
-                -one,
-                a.at(k1, 0, k2, k1),
-                b1,
-                alpha,
-                b2,
-            )?;
-            solve((k2, n), one, a22, b2)
-        }
-        // A·X = α·B, A upper: X₂ = A₂₂⁻¹·α·B₂; B₁ ← α·B₁ − A₁₂·X₂; X₁ = A₁₁⁻¹·B₁.
-        (true, false) => {
-            let (b1, b2) = (b.at(0, 0, k1, n), b.at(k1, 0, k2, n));
-            solve((k2, n), alpha, a22, b2)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (k1, n, k2),
-                -one,
-                a.at(0, k1, k1, k2),
-                b2,
-                alpha,
-                b1,
-            )?;
-            solve((k1, n), one, a11, b1)
-        }
-        // X·A = α·B, A lower: X₂ = α·B₂·A₂₂⁻¹; B₁ ← α·B₁ − X₂·A₂₁; X₁ = B₁·A₁₁⁻¹.
-        (false, true) => {
-            let (b1, b2) = (b.at(0, 0, m, k1), b.at(0, k1, m, k2));
-            solve((m, k2), alpha, a22, b2)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (m, k1, k2),
-                -one,
-                b2,
-                a.at(k1, 0, k2, k1),
-                alpha,
-                b1,
-            )?;
-            solve((m, k1), one, a11, b1)
-        }
-        // X·A = α·B, A upper: X₁ = α·B₁·A₁₁⁻¹; B₂ ← α·B₂ − X₁·A₁₂; X₂ = B₂·A₂₂⁻¹.
-        (false, false) => {
-            let (b1, b2) = (b.at(0, 0, m, k1), b.at(0, k1, m, k2));
-            solve((m, k1), alpha, a11, b1)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (m, k2, k1),
-                -one,
-                b1,
-                a.at(0, k1, k1, k2),
-                alpha,
-                b2,
-            )?;
-            solve((m, k2), one, a22, b2)
-        }
-    }
+    let (src, dst, off) = split(left, uplo == LOWER, k, a, b.at(0, 0, m, n));
+    let solve =
+        |alpha, (t, x): Half<T>| trsm_rec(op, dev, side, uplo, diag, (x.rows, x.cols), alpha, t, x);
+    solve(alpha, src)?;
+    off_product(op, dev, left, off, src.1, -T::one(), alpha, dst.1)?;
+    solve(T::one(), dst)
 }
 
 /// `B ← α·op(A)·B` (left) or `B ← α·B·op(A)` (right) in place (cuBLAS's `C` is `B`).
@@ -484,85 +411,92 @@ pub(crate) fn trmm_rec<T: Scalar>(
     if k <= leaf.max(64) || m == 0 || n == 0 {
         return trmm(op, dev, side, uplo, OP_N, diag, (m, n), alpha, a, b);
     }
+    let (src, dst, off) = split(left, uplo == LOWER, k, a, b.at(0, 0, m, n));
+    let mul = |(t, x): Half<T>| {
+        trmm_rec(
+            op,
+            dev,
+            (side, uplo, diag),
+            (x.rows, x.cols),
+            alpha,
+            t,
+            x,
+            leaf,
+        )
+    };
+    mul(dst)?;
+    off_product(op, dev, left, off, src.1, alpha, T::one(), dst.1)?;
+    mul(src)
+}
+
+/// A diagonal block of a triangle and the part of `B` it acts on.
+type Half<T> = (Dense<T>, Dense<T>);
+
+/// The split of [`trsm_rec`] and [`trmm_rec`]: the triangle `a` of order `k` (`B = b`, on its
+/// left or right) at `k₁` (half of `k`, rounded up to a multiple of 64) into its diagonal blocks
+/// with the matching halves of `B`, returned as `(src, dst, off)`: `off` is the off-diagonal
+/// block, which maps the half `src` into the half `dst` (`A·X`: `dst += off·src`; `X·A`:
+/// `dst += src·off`). A solve does `src` first and then removes `off`'s part of it from `dst`;
+/// a product updates `dst` first (its own block, then `off`'s part of the still unchanged
+/// `src`) and `src` last.
+fn split<T: Scalar>(
+    left: bool,
+    lower: bool,
+    k: usize,
+    a: Dense<T>,
+    b: Dense<T>,
+) -> (Half<T>, Half<T>, Dense<T>) {
     let k1 = (k / 2).div_ceil(64) * 64;
     let k2 = k - k1;
     let (a11, a22) = (a.at(0, 0, k1, k1), a.at(k1, k1, k2, k2));
-    let one = T::one();
-    let mul = |(mm, nn), t, x| trmm_rec(op, dev, (side, uplo, diag), (mm, nn), alpha, t, x, leaf);
-    match (left, uplo == LOWER) {
-        // B₁ ← α·(A₁₁·B₁ + A₁₂·B₂), B₂ ← α·A₂₂·B₂.
-        (true, false) => {
-            let (b1, b2) = (b.at(0, 0, k1, n), b.at(k1, 0, k2, n));
-            mul((k1, n), a11, b1)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (k1, n, k2),
-                alpha,
-                a.at(0, k1, k1, k2),
-                b2,
-                one,
-                b1,
-            )?;
-            mul((k2, n), a22, b2)
-        }
-        // B₂ ← α·(A₂₁·B₁ + A₂₂·B₂), B₁ ← α·A₁₁·B₁.
-        (true, true) => {
-            let (b1, b2) = (b.at(0, 0, k1, n), b.at(k1, 0, k2, n));
-            mul((k2, n), a22, b2)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (k2, n, k1),
-                alpha,
-                a.at(k1, 0, k2, k1),
-                b1,
-                one,
-                b2,
-            )?;
-            mul((k1, n), a11, b1)
-        }
-        // B₂ ← α·(B₁·A₁₂ + B₂·A₂₂), B₁ ← α·B₁·A₁₁.
-        (false, false) => {
-            let (b1, b2) = (b.at(0, 0, m, k1), b.at(0, k1, m, k2));
-            mul((m, k2), a22, b2)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (m, k2, k1),
-                alpha,
-                b1,
-                a.at(0, k1, k1, k2),
-                one,
-                b2,
-            )?;
-            mul((m, k1), a11, b1)
-        }
-        // B₁ ← α·(B₁·A₁₁ + B₂·A₂₁), B₂ ← α·B₂·A₂₂.
-        (false, true) => {
-            let (b1, b2) = (b.at(0, 0, m, k1), b.at(0, k1, m, k2));
-            mul((m, k1), a11, b1)?;
-            gemm(
-                op,
-                dev,
-                OP_N,
-                OP_N,
-                (m, k1, k2),
-                alpha,
-                b2,
-                a.at(k1, 0, k2, k1),
-                one,
-                b1,
-            )?;
-            mul((m, k2), a22, b2)
-        }
+    let (b1, b2) = if left {
+        (b.at(0, 0, k1, b.cols), b.at(k1, 0, k2, b.cols))
+    } else {
+        (b.at(0, 0, b.rows, k1), b.at(0, k1, b.rows, k2))
+    };
+    let off = if lower {
+        a.at(k1, 0, k2, k1)
+    } else {
+        a.at(0, k1, k1, k2)
+    };
+    // A·X with A lower and X·A with A upper map the first half into the second.
+    if left == lower {
+        ((a11, b1), (a22, b2), off)
+    } else {
+        ((a22, b2), (a11, b1), off)
     }
+}
+
+/// `dst ← α·off·src + β·dst` (`left`) or `dst ← α·src·off + β·dst`: the `gemm` of
+/// [`trsm_rec`] and [`trmm_rec`].
+#[allow(clippy::too_many_arguments)]
+fn off_product<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    left: bool,
+    off: Dense<T>,
+    src: Dense<T>,
+    alpha: T,
+    beta: T,
+    dst: Dense<T>,
+) -> Result<()> {
+    let (x, y, depth) = if left {
+        (off, src, src.rows)
+    } else {
+        (src, off, src.cols)
+    };
+    gemm(
+        op,
+        dev,
+        OP_N,
+        OP_N,
+        (dst.rows, dst.cols, depth),
+        alpha,
+        x,
+        y,
+        beta,
+        dst,
+    )
 }
 
 /// `C ← α·op(A)·op(A)ᴴ + β·C` on the `uplo` triangle of the `n × n` matrix `C`, real `α`, `β`
@@ -783,6 +717,44 @@ mod tests {
                     check::<T>(dev, side, uplo, unit, true);
                 }
             }
+        }
+    }
+
+    /// A block as (element offset, rows, cols), for [`split`]'s test.
+    fn block(d: Dense<f64>) -> (u64, usize, usize) {
+        (d.ptr / 8, d.rows, d.cols)
+    }
+
+    /// [`split`] on a 1100 × 1100 triangle (`k₁ = 576`, `k₂ = 524`, leading dimension 2000)
+    /// and a `B` of 1100 × 30 (left) or 30 × 1100 (right, leading dimension 40): the half solved
+    /// first (`src`), the half updated by the `gemm` (`dst`) and the off-diagonal block, for
+    /// every side and triangle. Runs without a GPU (only addresses are computed).
+    #[test]
+    fn split_picks_the_halves_and_the_off_diagonal_block() {
+        let dense = |rows, cols, ld| Dense::<f64> {
+            ptr: 0,
+            rows,
+            cols,
+            ld,
+            _t: std::marker::PhantomData,
+        };
+        let a = dense(1100, 1100, 2000);
+        let (a11, a22) = ((0, 576, 576), (576 + 576 * 2000, 524, 524));
+        let (a21, a12) = ((576, 524, 576), (576 * 2000, 576, 524));
+        let (bl, br) = (dense(1100, 30, 1100), dense(30, 1100, 40));
+        let (bl1, bl2) = ((0, 576, 30), (576, 524, 30));
+        let (br1, br2) = ((0, 30, 576), (576 * 40, 30, 524));
+        let cases = [
+            // (left, lower, B, src, dst, off)
+            (true, true, bl, (a11, bl1), (a22, bl2), a21),
+            (true, false, bl, (a22, bl2), (a11, bl1), a12),
+            (false, true, br, (a22, br2), (a11, br1), a21),
+            (false, false, br, (a11, br1), (a22, br2), a12),
+        ];
+        for (left, lower, b, src, dst, off) in cases {
+            let (s, d, o) = split(left, lower, 1100, a, b);
+            let got = ((block(s.0), block(s.1)), (block(d.0), block(d.1)), block(o));
+            assert_eq!(got, (src, dst, off), "left = {left}, lower = {lower}");
         }
     }
 
