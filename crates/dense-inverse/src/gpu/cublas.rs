@@ -245,6 +245,79 @@ pub(crate) fn gemm<T: Scalar>(
     })
 }
 
+/// One operand of [`gemm_batched`]: the first matrix and the distance, in elements, from one
+/// matrix of the batch to the next.
+pub(crate) type Strided<T> = (Dense<T>, usize);
+
+/// `C_i ← α·A_i·B_i + β·C_i` for `i < count` (cuBLAS `gemmStridedBatched`, no transposes),
+/// where `X_i` is the block `X` moved `i·stride` elements on (`C_i` is `m × n`, `k` the inner
+/// dimension). The caller keeps every `X_i` inside its buffer and the `C_i` apart from each
+/// other and from the `A_i`, `B_i`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_batched<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    (m, n, k): (usize, usize, usize),
+    alpha: T,
+    (a, sa): Strided<T>,
+    (b, sb): Strided<T>,
+    beta: T,
+    (c, sc): Strided<T>,
+    count: usize,
+) -> Result<()> {
+    if m == 0 || n == 0 || count == 0 {
+        return Ok(());
+    }
+    check_layout::<T>();
+    let (mi, ni, k_eff, cnt) = (int(op, m)?, int(op, n)?, int(op, k)?, int(op, count)?);
+    let (lda, ldb, ldc) = (int(op, a.ld)?, int(op, b.ld)?, int(op, c.ld)?);
+    let stride = |s: usize| {
+        i64::try_from(s).map_err(|_| {
+            crate::Error::from(Error::SizeTooLarge {
+                op,
+                detail: format!("batch stride {s}"),
+            })
+        })
+    };
+    let (sa, sb, sc) = (stride(sa)?, stride(sb)?, stride(sc)?);
+    with_handle(op, dev, |h| {
+        by_type!(
+            T,
+            f,
+            [
+                cb::cublasSgemmStridedBatched,
+                cb::cublasDgemmStridedBatched,
+                cb::cublasCgemmStridedBatched,
+                cb::cublasZgemmStridedBatched
+            ],
+            // SAFETY: as in `gemm`, for every matrix of the batch (the caller keeps each in
+            // its buffer and the outputs disjoint).
+            status(op, "gemmStridedBatched", unsafe {
+                f(
+                    h,
+                    OP_N,
+                    OP_N,
+                    mi,
+                    ni,
+                    k_eff,
+                    &as_elem::<T, E>(alpha),
+                    a.ptr as *const E,
+                    lda,
+                    sa,
+                    b.ptr as *const E,
+                    ldb,
+                    sb,
+                    &as_elem::<T, E>(beta),
+                    c.ptr as *mut E,
+                    ldc,
+                    sc,
+                    cnt,
+                )
+            })
+        )
+    })
+}
+
 /// `B ← α·op(A)⁻¹·B` (`side` left) or `B ← α·B·op(A)⁻¹` (right); `B` is `m × n`, `A`
 /// triangular (`uplo`, `diag`).
 #[allow(clippy::too_many_arguments)]

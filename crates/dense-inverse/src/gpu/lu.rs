@@ -137,7 +137,7 @@ fn getrf_outer<T: Scalar>(
 /// The phases of [`crate::lu_inverse`] on a CUDA device, each step timed alone (the device
 /// waited for before and after it, which adds a few microseconds per step): the copy, the
 /// factorization's panels, interchanges and updates, the second matrix, `U⁻¹` (and, on a
-/// copy, its diagonal blocks alone), `X·L⁻¹` by the recursive solve (and, on a copy, by one
+/// copy, by the top-down [`trtri`], then its diagonal blocks alone), `X·L⁻¹` by the recursive solve (and, on a copy, by one
 /// cuBLAS `trsm`), the column interchanges; phases in parentheses are such comparisons, not
 /// part of `lu_inverse`. Milliseconds per phase, in order. For tuning (`gpu-bench --only
 /// inverse`); uses up to four `n × n` matrices besides `a`.
@@ -167,7 +167,10 @@ pub fn lu_inverse_phases<T: Scalar>(a: &DeviceMatrix<T>) -> Result<Vec<(&'static
     p.time("getri: zero below U", || k::zero_tri(OP, dev, xd, true))?;
     let y = x.try_clone()?;
     let yd = Dense::of(OP, &y)?;
-    p.time("getri: U⁻¹", || trtri(OP, dev, xd, true))?;
+    p.time("getri: U⁻¹", || trtri_zeroed(OP, dev, xd, true))?;
+    p.time("(U⁻¹ by the top-down trtri, on a copy)", || {
+        trtri(OP, dev, yd, true)
+    })?;
     p.time("(U⁻¹ diagonal blocks alone)", || {
         k::trtri_diag(OP, dev, yd, true)
     })?;
@@ -458,17 +461,15 @@ pub(crate) fn trtri<T: Scalar>(
     upper: bool,
 ) -> Result<()> {
     k::trtri_diag(op, dev, a, upper)?;
-    trtri_combine(op, dev, a, upper, cb::TRSM_LEAF)
+    trtri_combine(op, dev, a, upper)
 }
 
 /// The off-diagonal blocks of [`trtri`], its diagonal blocks of order `NB` already inverted.
-/// Triangles of order ≤ `leaf` in its products go to cuBLAS `trmm`.
 fn trtri_combine<T: Scalar>(
     op: &'static str,
     dev: &Device,
     a: Dense<T>,
     upper: bool,
-    leaf: usize,
 ) -> Result<()> {
     let n = a.rows;
     if n <= NB {
@@ -476,10 +477,209 @@ fn trtri_combine<T: Scalar>(
     }
     let n1 = (n / 2).div_ceil(NB) * NB;
     let n2 = n - n1;
+    trtri_combine(op, dev, a.at(0, 0, n1, n1), upper)?;
+    trtri_combine(op, dev, a.at(n1, n1, n2, n2), upper)?;
+    combine_pair(op, dev, a, n1, upper)
+}
+
+/// Levels of [`trtri_zeroed`] whose halves are of this order or less run as two
+/// strided-batched `gemm`s each (over all their segments at once).
+const TRTRI_BATCH_HALF: usize = 512;
+
+/// Block order of the `gemm`s that [`trtri_zeroed`] splits a larger level's segment into.
+const TRTRI_CHUNK: usize = 512;
+
+/// [`trtri`] for a triangular `a` whose other triangle is zero (it stays zero): every `NB × NB`
+/// diagonal block inverted (`trtri_diag`), then bottom-up by levels, half order `h = NB, 2·NB,
+/// 4·NB, …`: every aligned diagonal segment `[i·2h, min((i+1)·2h, n))` whose halves are both
+/// inverted, `[X11 A12; 0 X22]` (upper), gets `A12 ← −X11·(A12·X22)` (lower:
+/// `A21 ← −(X22·A21)·X11`), all by `gemm` (the zero triangle makes products with a full
+/// diagonal block exact). The segments of a level lie `2h·(ld + 1)` elements apart, so for
+/// `h ≤ TRTRI_BATCH_HALF` the level is two strided-batched `gemm`s over all its full segments
+/// (plus two for a shorter last one). A larger segment goes by `TRTRI_CHUNK` columns of `A12`
+/// from the right (lower: rows of `A21` from the bottom), each `T = A12·X22` over the rows of
+/// `X22` that are not zero, then `A12 ← −X11·T` by row blocks of `X11` from their diagonal
+/// on: the flops of two triangular products plus a few percent. Workspace: `n·h/2 + h²`
+/// elements for the batched levels, `n/2 × TRTRI_CHUNK` for the rest. [`trtri`] instead makes
+/// two cuBLAS `trmm` calls per segment of every level, hundreds of small calls for `n` in the
+/// thousands, and its in-place `trmm` runs well under `gemm`'s rate; it is the fallback if the
+/// workspace cannot be had. The same inverse as [`trtri`] to rounding.
+pub(crate) fn trtri_zeroed<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    upper: bool,
+) -> Result<()> {
+    let n = a.rows;
+    if n <= NB {
+        return k::trtri_diag(op, dev, a, upper);
+    }
+    let hb = TRTRI_BATCH_HALF.min(n.next_power_of_two() / 2);
+    let len = (hb * (n / 2 + hb)).max(n.next_power_of_two() / 2 * TRTRI_CHUNK);
+    let ws = match DeviceMatrix::<T>::zeros(dev, len, 1) {
+        Ok(w) => w,
+        Err(gpu_blas::Error::OutOfMemory { .. }) => return trtri(op, dev, a, upper),
+        Err(e) => return Err(e.into()),
+    };
+    let w = Dense::of(op, &ws)?;
+    k::trtri_diag(op, dev, a, upper)?;
+    let mut h = NB;
+    while h < n {
+        let s = 2 * h;
+        let full = n / s;
+        let (o, r) = (full * s, (n - full * s).saturating_sub(h));
+        if h <= TRTRI_BATCH_HALF {
+            if full > 0 {
+                let t = w.shaped(h, full * h, h);
+                combine_level(op, dev, a, t, (h, s * (a.ld + 1), full), upper)?;
+            }
+            if r > 0 {
+                let t = w.shaped(h.max(r), h.max(r), h.max(r));
+                combine_level(op, dev, a.at(o, o, h + r, h + r), t, (h, 0, 1), upper)?;
+            }
+        } else {
+            let segs = (0..full)
+                .map(|i| (i * s, h))
+                .chain((r > 0).then_some((o, r)));
+            for (o, r) in segs {
+                combine_chunked(op, dev, a.at(o, o, h + r, h + r), w, h, upper)?;
+            }
+        }
+        h = s;
+    }
+    // The workspace is freed (stream-ordered) after the queued work that uses it.
+    drop(ws);
+    Ok(())
+}
+
+/// One level of [`trtri_zeroed`] by strided-batched `gemm`: `count` segments `stride`
+/// elements apart, the first at the top left of `a`, each with an `X11` of order `h` and the
+/// rest of the segment's order `r = min(h, a.rows − h)` (one segment when `r < h`); `t` holds
+/// `count` blocks `h × r` (upper) or `r × h` side by side.
+fn combine_level<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    t: Dense<T>,
+    (h, stride, count): (usize, usize, usize),
+    upper: bool,
+) -> Result<()> {
+    let r = h.min(a.rows - h);
+    let (x11, x22) = (a.at(0, 0, h, h), a.at(h, h, r, r));
+    let (one, zero) = (T::one(), T::zero());
+    let (off, tt) = if upper {
+        (a.at(0, h, h, r), t.at(0, 0, h, r))
+    } else {
+        (a.at(h, 0, r, h), t.at(0, 0, r, h))
+    };
+    let ts = tt.cols * t.ld;
+    let (dims1, dims2) = if upper {
+        ((h, r, r), (h, r, h))
+    } else {
+        ((r, h, r), (r, h, h))
+    };
+    let (p, q) = if upper {
+        ((off, stride), (x22, stride))
+    } else {
+        ((x22, stride), (off, stride))
+    };
+    cb::gemm_batched(op, dev, dims1, one, p, q, zero, (tt, ts), count)?;
+    let (p, q) = if upper {
+        ((x11, stride), (tt, ts))
+    } else {
+        ((tt, ts), (x11, stride))
+    };
+    cb::gemm_batched(op, dev, dims2, -one, p, q, zero, (off, stride), count)
+}
+
+/// One segment of [`trtri_zeroed`] above the batched levels (`X11` of order `h`, `X22` of
+/// order `r = a.rows − h`) by chunks of `TRTRI_CHUNK`; `w` is the workspace, at least
+/// `h × TRTRI_CHUNK`.
+fn combine_chunked<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    w: Dense<T>,
+    h: usize,
+    upper: bool,
+) -> Result<()> {
+    let r = a.rows - h;
+    let (x11, x22) = (a.at(0, 0, h, h), a.at(h, h, r, r));
+    let (one, zero) = (T::one(), T::zero());
+    let c = TRTRI_CHUNK;
+    let mm =
+        |dims, alpha, p, q, beta, out| cb::gemm(op, dev, OP_N, OP_N, dims, alpha, p, q, beta, out);
+    // Chunks [c0, c1) of the columns of A12 (upper) or rows of A21 (lower), last one first:
+    // a chunk's first product reads A12 or A21 only before c1, which is not yet written.
+    let mut c1 = r;
+    while c1 > 0 {
+        let c0 = (c1 - 1) / c * c;
+        let cw = c1 - c0;
+        if upper {
+            let a12 = a.at(0, h, h, r);
+            let t = w.shaped(h, cw, h);
+            mm(
+                (h, cw, c1),
+                one,
+                a12.at(0, 0, h, c1),
+                x22.at(0, c0, c1, cw),
+                zero,
+                t,
+            )?;
+            for i0 in (0..h).step_by(c) {
+                let ib = c.min(h - i0);
+                let out = a12.at(i0, c0, ib, cw);
+                mm(
+                    (ib, cw, h - i0),
+                    -one,
+                    x11.at(i0, i0, ib, h - i0),
+                    t.at(i0, 0, h - i0, cw),
+                    zero,
+                    out,
+                )?;
+            }
+        } else {
+            let a21 = a.at(h, 0, r, h);
+            let t = w.shaped(cw, h, cw);
+            mm(
+                (cw, h, c1),
+                one,
+                x22.at(c0, 0, cw, c1),
+                a21.at(0, 0, c1, h),
+                zero,
+                t,
+            )?;
+            for j0 in (0..h).step_by(c) {
+                let jb = c.min(h - j0);
+                let out = a21.at(c0, j0, cw, jb);
+                mm(
+                    (cw, jb, h - j0),
+                    -one,
+                    t.at(0, j0, cw, h - j0),
+                    x11.at(j0, j0, h - j0, jb),
+                    zero,
+                    out,
+                )?;
+            }
+        }
+        c1 = c0;
+    }
+    Ok(())
+}
+
+/// `A12 ← −X11·A12·X22` (upper; lower: `A21 ← −X22·A21·X11`) on the square `a` split at `n1`,
+/// both diagonal blocks already inverted: two in-place [`cb::trmm_rec`] products.
+fn combine_pair<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    n1: usize,
+    upper: bool,
+) -> Result<()> {
+    let n2 = a.rows - n1;
     let (x11, x22) = (a.at(0, 0, n1, n1), a.at(n1, n1, n2, n2));
-    trtri_combine(op, dev, x11, upper, leaf)?;
-    trtri_combine(op, dev, x22, upper, leaf)?;
     let one = T::one();
+    let leaf = cb::TRSM_LEAF;
     let mul = |side, uplo, shape, alpha, t, x| {
         cb::trmm_rec(op, dev, (side, uplo, NON_UNIT), shape, alpha, t, x, leaf)
     };
@@ -560,7 +760,7 @@ pub(crate) fn getri<T: Scalar>(
 
 /// `X ← A⁻¹` from the LU factors in `f` (no zero pivot) into the separate `n × n` matrix `x`,
 /// which holds a copy of `f` on entry (LAPACK `getri` with room for `L` and the result at
-/// once): `X ← U` (strict lower triangle zeroed), `X ← U⁻¹` ([`trtri`]), `X ← X·L⁻¹` (one
+/// once): `X ← U` (strict lower triangle zeroed), `X ← U⁻¹` ([`trtri_zeroed`]), `X ← X·L⁻¹` (one
 /// triangular solve with the unit lower factor read from `f`, [`cb::trsm_rec`]), then the
 /// columns interchanged back (`swap_cols`), so `X = U⁻¹·L⁻¹·P = A⁻¹`. The same `4n³/3` flops
 /// as [`getri`] (up to `n³/3` of multiplications by the zeros below `U⁻¹`), but in a few large
@@ -578,7 +778,7 @@ pub(crate) fn getri_into<T: Scalar>(
         return Ok(());
     }
     k::zero_tri(op, dev, x, true)?;
-    trtri(op, dev, x, true)?;
+    trtri_zeroed(op, dev, x, true)?;
     cb::trsm_rec(op, dev, RIGHT, LOWER, UNIT, (n, n), T::one(), f, x)?;
     k::swap_cols(op, dev, x, ipiv)
 }
@@ -951,5 +1151,114 @@ mod tests {
         forced_counts::<f32>(&dev);
         forced_counts::<num_complex::Complex32>(&dev);
         forced_counts::<num_complex::Complex64>(&dev);
+    }
+}
+
+#[cfg(test)]
+mod trtri_tests {
+    //! [`trtri_zeroed`] (bottom-up, batched levels) and [`trtri`] (top-down) on CUDA (skipped
+    //! without a GPU), both triangles, orders that end in a shorter segment at every level and
+    //! reach the levels above `TRTRI_BATCH_HALF` (1100, 2100): the residual `T·X − I` against a
+    //! plain f64 loop on the host, bounded by `16·n·eps·‖T‖·‖X‖` (infinity norms); the zero
+    //! triangle still zero after `trtri_zeroed`, and NaN in it left alone by `trtri`.
+    use super::*;
+    use gpu_blas::testing::{cuda_test_device, random_values};
+    use num_complex::Complex64 as C64;
+
+    const OP: &str = "trtri test";
+
+    fn check<T: Scalar>(dev: &Device, n: usize, upper: bool, zeroed: bool) {
+        let seed = n as u64 + 3 * upper as u64;
+        let other = if zeroed {
+            T::zero()
+        } else {
+            T::from_f64(f64::NAN)
+        };
+        let d = random_values::<f64>(n, seed + 1);
+        let mut a: Vec<T> = random_values::<T>(n * n, seed);
+        for j in 0..n {
+            for i in 0..n {
+                let e = &mut a[i + j * n];
+                *e = if i == j {
+                    T::from_f64(1.5 + 0.5 * d[i])
+                } else if (i < j) == upper {
+                    *e * T::from_f64(1.0 / n as f64)
+                } else {
+                    other
+                };
+            }
+        }
+        let ad = DeviceMatrix::from_col_major(dev, n, n, n, a.clone()).unwrap();
+        let da = Dense::of(OP, &ad).unwrap();
+        if zeroed {
+            trtri_zeroed(OP, dev, da, upper).unwrap();
+        } else {
+            trtri(OP, dev, da, upper).unwrap();
+        }
+        // Row-major: x[i * n + j] = X(i, j).
+        let x: Vec<C64> = ad.to_array().unwrap().iter().map(|v| v.to_c64()).collect();
+        let inside = |i: usize, j: usize| i == j || (i < j) == upper;
+        let what = format!("{} n={n} upper={upper} zeroed={zeroed}", T::PREFIX);
+        for i in 0..n {
+            for j in 0..n {
+                if !inside(i, j) {
+                    let v = x[i * n + j];
+                    let kept = if zeroed {
+                        v == C64::new(0.0, 0.0)
+                    } else {
+                        v.re.is_nan()
+                    };
+                    assert!(kept, "{what}: ({i}, {j}) outside the triangle became {v}");
+                }
+            }
+        }
+        let t = |i: usize, j: usize| a[i + j * n].to_c64();
+        let norm = |f: &dyn Fn(usize, usize) -> f64| {
+            (0..n)
+                .map(|i| {
+                    (0..n)
+                        .filter(|&j| inside(i, j))
+                        .map(|j| f(i, j))
+                        .sum::<f64>()
+                })
+                .fold(0.0, f64::max)
+        };
+        let tn = norm(&|i, j| t(i, j).norm());
+        let xn = norm(&|i, j| x[i * n + j].norm());
+        assert!(xn.is_finite(), "{what}: non-finite inverse");
+        let eps = T::epsilon().to_c64().re;
+        let tol = 16.0 * n as f64 * eps * tn * xn;
+        let mut worst = 0.0f64;
+        for i in 0..n {
+            for j in 0..n {
+                // (T·X)(i, j) over the p where both factors are inside their triangle.
+                let ps = if upper { i..j + 1 } else { j..i + 1 };
+                let s: C64 = ps.map(|p| t(i, p) * x[p * n + j]).sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                worst = worst.max((s - want).norm());
+            }
+        }
+        assert!(worst <= tol, "{what}: residual {worst:e} > {tol:e}");
+    }
+
+    fn all<T: Scalar>(dev: &Device, orders: &[usize]) {
+        for &n in orders {
+            for upper in [true, false] {
+                for zeroed in [true, false] {
+                    check::<T>(dev, n, upper, zeroed);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn trtri_zeroed_and_trtri_invert_both_triangles() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        all::<f64>(&dev, &[1, 64, 65, 200, 700, 1100, 2100]);
+        all::<f32>(&dev, &[100, 700]);
+        all::<num_complex::Complex32>(&dev, &[300]);
+        all::<num_complex::Complex64>(&dev, &[129, 1100]);
     }
 }

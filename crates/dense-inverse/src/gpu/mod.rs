@@ -70,6 +70,28 @@ impl<T: Scalar> Dense<T> {
     }
 }
 
+impl<T> Dense<T> {
+    /// The buffer of `self` (a whole matrix stored without gaps: `ld == rows`) seen as an
+    /// `nr × nc` matrix with leading dimension `ld`; panics (a bug) if that does not fit.
+    pub(crate) fn shaped(&self, nr: usize, nc: usize, ld: usize) -> Self {
+        assert!(
+            self.ld == self.rows
+                && ld >= nr
+                && (nc == 0 || (nc - 1) * ld + nr <= self.rows * self.cols),
+            "{nr}x{nc} (ld {ld}) does not fit a buffer of {}x{}",
+            self.rows,
+            self.cols
+        );
+        Dense {
+            ptr: self.ptr,
+            rows: nr,
+            cols: nc,
+            ld,
+            _t: PhantomData,
+        }
+    }
+}
+
 pub(crate) fn not_cuda(op: &'static str) -> crate::Error {
     Error::Unsupported {
         op,
