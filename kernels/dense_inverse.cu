@@ -13,7 +13,8 @@
 // * getrf_update: rank-1 update of the panel's columns right of j (a thread per row).
 // * getrf_panel: the whole panel (pivot searches, interchanges, scaling, updates) in one
 //   cooperative launch, the panel's rows spread over the blocks' shared memory, one grid-wide
-//   barrier per column.
+//   barrier per column; getrf_panel_cl the same in one thread block cluster (sm_90), its
+//   blocks exchanging pivots and rows through distributed shared memory.
 // * laswp_rows: LAPACK row interchanges ipiv[k1..k2) applied to columns outside a skipped range
 //   (a thread per column).
 // * permute_rows: gather / scatter of rows by a permutation (solves with few right-hand sides).
@@ -776,9 +777,13 @@ template <class R> __device__ __forceinline__ void block_argmax_all(R& v, int& i
         red_i[threadIdx.x >> 5] = i;
     }
     __syncthreads();
-    v = red_v[0];
-    i = red_i[0];
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) better(v, i, red_v[w], red_i[w]);
+    // Every warp reduces the warps' partials itself, a lane each (-1 / ROW_NONE is no
+    // candidate), so no thread loops over them.
+    const int lane = threadIdx.x & 31;
+    const bool has = lane < (int)(blockDim.x >> 5);
+    v = has ? red_v[lane] : R(-1);
+    i = has ? red_i[lane] : ROW_NONE;
+    warp_argmax_all(v, i);
 }
 
 // Barrier of the whole grid, for a cooperative launch (every block resident), in one word
@@ -845,11 +850,97 @@ __device__ __forceinline__ void panel_publish(const T* S, int rows, int kb, int 
     }
 }
 
-template <class T>
-__device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
-                            typename Real<T>::type* part_v, int* part_i, T* rowbuf, unsigned* bar) {
+// How getrf_panel's blocks exchange what they publish for a column, and wait for each other:
+// through global memory and grid_barrier (PanelGrid, a cooperative launch of any size), or
+// through their own shared memory, read by the others over distributed shared memory, and the
+// hardware cluster barrier (PanelCluster, a launch of exactly one thread block cluster, sm_90).
+// Either way: publish(par, ...) writes the column's items at parity par; after barrier(),
+// partial / cand / jrow / load read them; finish() keeps a block's published items readable
+// until every block is done with them.
+template <class T> struct PanelGrid {
     typedef typename Real<T>::type R;
-    extern __shared__ unsigned char smem_raw[];
+    R* part_v;
+    int* part_i;
+    T* rowbuf;
+    unsigned* bar;
+    int kb;
+    __device__ i64 pub_len() const { return (i64)(gridDim.x + 1) * kb; }
+    __device__ void barrier() const { grid_barrier(bar); }
+    __device__ void publish(int par, const T* S, int rows, int r0, int r1, int j, R bv, int bi) const {
+        const int G = gridDim.x;
+        panel_publish(S, rows, kb, r0, r1, j, bv, bi, part_v + par * G, part_i + par * G, rowbuf + par * pub_len());
+    }
+    __device__ void partial(int par, int q, R& v, int& i) const {
+        v = ld_cg(&part_v[par * gridDim.x + q]);
+        i = ld_cg(&part_i[par * gridDim.x + q]);
+    }
+    __device__ const T* cand(int par, int q) const { return rowbuf + par * pub_len() + (i64)q * kb; }
+    __device__ const T* jrow(int par, int) const { return rowbuf + par * pub_len() + (i64)gridDim.x * kb; }
+    __device__ T load(const T* p) const { return ld_cg(p); }
+    __device__ void finish() const {}
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Every block's own items in its dynamic shared memory after the panel rows: per parity the
+// candidate row and row j (kb entries each), pulled by the others at the address mapped into
+// this block's shared memory (mapa); and an inbox of every block's argmax partial per parity,
+// which each block pushes into every block's inbox before the barrier, so that after it the
+// partials are read from local shared memory. The grid is one cluster, so block q is cluster
+// rank q. `light`: the barrier as the block's own barrier, one cluster-scope fence by thread 0
+// and a relaxed arrival, instead of a release arrival by every thread.
+template <class T> struct PanelCluster {
+    typedef typename Real<T>::type R;
+    T* rows2;  // [par][cand | row j][kb]
+    R* inv;    // [par][CLUSTER_MAX]
+    int* ini;  // [par][CLUSTER_MAX]
+    int kb;
+    int light;
+    static constexpr int CLUSTER_MAX = 16;
+    template <class U> __device__ static U* at_rank(U* p, int q) {
+        unsigned long long out;
+        asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(p), "r"(q));
+        return reinterpret_cast<U*>(out);
+    }
+    __device__ void barrier() const {
+        if (light) {
+            __syncthreads();
+            if (threadIdx.x == 0) asm volatile("fence.acq_rel.cluster;" ::: "memory");
+            asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+        } else {
+            asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+        }
+    }
+    __device__ void publish(int par, const T* S, int rows, int r0, int r1, int j, R bv, int bi) const {
+        if (threadIdx.x < gridDim.x) {
+            const int at = par * CLUSTER_MAX + blockIdx.x;
+            *at_rank(inv + at, threadIdx.x) = bv;
+            *at_rank(ini + at, threadIdx.x) = bi;
+        }
+        const bool has_cand = bi != ROW_NONE, has_j = j >= r0 && j < r1;
+        T* out = rows2 + (i64)par * 2 * kb;
+        for (int e = threadIdx.x; e < 2 * kb; e += blockDim.x) {
+            if (e < kb) {
+                if (has_cand) out[e] = S[(bi - r0) + e * rows];
+            } else if (has_j) {
+                out[e] = S[(j - r0) + (e - kb) * rows];
+            }
+        }
+    }
+    __device__ void partial(int par, int q, R& v, int& i) const {
+        v = inv[par * CLUSTER_MAX + q];
+        i = ini[par * CLUSTER_MAX + q];
+    }
+    __device__ const T* cand(int par, int q) const { return at_rank(rows2 + (i64)par * 2 * kb, q); }
+    __device__ const T* jrow(int par, int owner) const { return at_rank(rows2 + (i64)par * 2 * kb + kb, owner); }
+    __device__ T load(const T* p) const { return *p; }
+    __device__ void finish() const { barrier(); }
+};
+#endif
+
+template <class T, class C>
+__device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, C comm, T* S,
+                                 T* prow) {
+    typedef typename Real<T>::type R;
     __shared__ R red_v[32];
     __shared__ int red_i[32];
     const int G = gridDim.x, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x, lane = tid & 31;
@@ -858,10 +949,7 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
     const int r0 = k + b * rows;
     const int r1 = min(n, r0 + rows);
     const int nr = max(0, r1 - r0);  // blocks past the end hold no rows
-    T* S = reinterpret_cast<T*>(smem_raw);  // nr x kb used, leading dimension rows
-    T* prow = S + (i64)rows * kb;            // the pivot row, kb entries
-    // rowbuf per parity: the G blocks' candidate rows, then row j (kb entries each).
-    const i64 pub_len = (i64)(G + 1) * kb;
+    // S: nr x kb used, leading dimension rows; prow: the pivot row, kb entries.
     for (int e = tid; e < nr * kb; e += bd) {
         const int r = e % nr, c = e / nr;
         S[r + c * rows] = a[at(r0 + r, k + c, ld)];
@@ -871,15 +959,20 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
     int bi = ROW_NONE;
     for (int r = tid; r < nr; r += bd) better(bv, bi, abs1(S[r]), r0 + r);
     block_argmax_all(bv, bi, red_v, red_i);
-    panel_publish(S, rows, kb, r0, r1, k, bv, bi, part_v, part_i, rowbuf);
+    comm.publish(0, S, rows, r0, r1, k, bv, bi);
     for (int c = 0; c < kb; ++c) {
         const int j = k + c, par = c & 1;
-        grid_barrier(bar);
+        comm.barrier();
         // The pivot: every warp reduces all partials itself (no block synchronization), and
         // every warp of every block finds the same (p, value).
         R gv = -1;
         int gi = ROW_NONE;
-        for (int q = lane; q < G; q += 32) better(gv, gi, ld_cg(&part_v[par * G + q]), ld_cg(&part_i[par * G + q]));
+        for (int q = lane; q < G; q += 32) {
+            R v;
+            int i;
+            comm.partial(par, q, v, i);
+            better(gv, gi, v, i);
+        }
         warp_argmax_all(gv, gi);
         const int p = gi == ROW_NONE ? j : gi;
         const bool zero_piv = !(gv > 0);
@@ -888,77 +981,145 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
             if (zero_piv && *info == 0) *info = j + 1;
         }
         // Row p as published by its owner (row j itself when p == j), and row j's copy.
-        const T* pub = rowbuf + par * pub_len;
-        const T* jrow = pub + (i64)G * kb;
-        const T* prow_g = p == j ? jrow : pub + (i64)((p - k) / rows) * kb;
+        const T* jrow = comm.jrow(par, (j - k) / rows);
+        const T* prow_g = p == j ? jrow : comm.cand(par, (p - k) / rows);
         const bool swap = p != j;
         const bool has_j = swap && j >= r0 && j < r1, has_p = swap && p >= r0 && p < r1;
         for (int cc = tid; cc < kb; cc += bd) {
-            const T v = ld_cg(&prow_g[cc]);
+            const T v = comm.load(&prow_g[cc]);
             prow[cc] = v;
             if (has_j) S[(j - r0) + cc * rows] = v;
-            if (has_p) S[(p - r0) + cc * rows] = ld_cg(&jrow[cc]);
+            if (has_p) S[(p - r0) + cc * rows] = comm.load(&jrow[cc]);
         }
         __syncthreads();
         // Rows of this block below j: local rows lo..nr.
         const int lo = max(0, j + 1 - r0);
         const int cnt = max(0, nr - lo);
-        if (!zero_piv) {
-            const T rcp = div_s(one_t<T>(), prow[c]);
-            for (int r = lo + tid; r < nr; r += bd) S[r + c * rows] = mul(S[r + c * rows], rcp);
-            __syncthreads();
-        }
-        if (c + 1 == kb) break;
-        // Rank-1 update of columns c+1..kb of rows lo..nr (element e: row lo + e % cnt, column
-        // c + 1 + e / cnt, stepped without dividing), and the argmax of column c + 1 over them.
+        const int w = kb - c - 1;
         bv = -1;
         bi = ROW_NONE;
-        const int w = kb - c - 1;
-        if (cnt > 0) {
-            // Four elements per pass, all loaded before any is updated: the shared-memory
-            // loads of a thread's elements are independent, so they overlap instead of each
-            // load-FMA-store waiting for the last (the same operations, so the same bits).
-            constexpr int U = 4;
-            const int total = cnt * w;
-            TileWalk t(tid, bd, cnt);
-            for (int e = tid; e < total; e += U * bd) {
-                int rr[U], cc[U];
-                T v[U], l[U], pv[U];
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    rr[u] = t.row;
-                    cc[u] = t.col;
-                    t.step();
+        if (5 * cnt >= bd) {
+            // At least a fifth as many rows as threads: a thread per row scales its multiplier
+            // and updates its row's later columns (four loaded before any is updated), with no
+            // block barrier between scaling and update and each multiplier read once; the
+            // same operations on each element as below, so the same bits.
+            const T rcp = zero_piv ? one_t<T>() : div_s(one_t<T>(), prow[c]);
+            for (int r = lo + tid; r < nr; r += bd) {
+                T l = S[r + c * rows];
+                if (!zero_piv) {
+                    l = mul(l, rcp);
+                    S[r + c * rows] = l;
                 }
+                const T nl = neg(l);
+                T* row = S + r + (i64)(c + 1) * rows;
+                constexpr int U = 4;
+                for (int t = 0; t < w; t += U) {
+                    T v[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    if (e + u * bd < total) {
-                        v[u] = S[(lo + rr[u]) + (c + 1 + cc[u]) * rows];
-                        l[u] = S[(lo + rr[u]) + c * rows];
-                        pv[u] = prow[c + 1 + cc[u]];
+                    for (int u = 0; u < U; ++u)
+                        if (t + u < w) v[u] = row[(i64)(t + u) * rows];
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        if (t + u < w) {
+                            if (!zero_piv) {
+                                v[u] = madd(nl, prow[c + 1 + t + u], v[u]);
+                                row[(i64)(t + u) * rows] = v[u];
+                            }
+                            if (t + u == 0) better(bv, bi, abs1(v[u]), r0 + r);
+                        }
                     }
                 }
+            }
+            if (w == 0) break;
+        } else {
+            if (!zero_piv) {
+                const T rcp = div_s(one_t<T>(), prow[c]);
+                for (int r = lo + tid; r < nr; r += bd) S[r + c * rows] = mul(S[r + c * rows], rcp);
+                __syncthreads();
+            }
+            if (w == 0) break;
+            // Rank-1 update of columns c+1..kb of rows lo..nr (element e: row lo + e % cnt,
+            // column c + 1 + e / cnt, stepped without dividing), and the argmax of column
+            // c + 1 over them.
+            if (cnt > 0) {
+                // Four elements per pass, all loaded before any is updated: the shared-memory
+                // loads of a thread's elements are independent, so they overlap instead of each
+                // load-FMA-store waiting for the last (the same operations, so the same bits).
+                constexpr int U = 4;
+                const int total = cnt * w;
+                TileWalk t(tid, bd, cnt);
+                for (int e = tid; e < total; e += U * bd) {
+                    int rr[U], cc[U];
+                    T v[U], l[U], pv[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    if (e + u * bd < total) {
-                        if (!zero_piv) {
-                            v[u] = madd(neg(l[u]), pv[u], v[u]);
-                            S[(lo + rr[u]) + (c + 1 + cc[u]) * rows] = v[u];
+                    for (int u = 0; u < U; ++u) {
+                        rr[u] = t.row;
+                        cc[u] = t.col;
+                        t.step();
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        if (e + u * bd < total) {
+                            v[u] = S[(lo + rr[u]) + (c + 1 + cc[u]) * rows];
+                            l[u] = S[(lo + rr[u]) + c * rows];
+                            pv[u] = prow[c + 1 + cc[u]];
                         }
-                        if (cc[u] == 0) better(bv, bi, abs1(v[u]), r0 + lo + rr[u]);
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        if (e + u * bd < total) {
+                            if (!zero_piv) {
+                                v[u] = madd(neg(l[u]), pv[u], v[u]);
+                                S[(lo + rr[u]) + (c + 1 + cc[u]) * rows] = v[u];
+                            }
+                            if (cc[u] == 0) better(bv, bi, abs1(v[u]), r0 + lo + rr[u]);
+                        }
                     }
                 }
             }
         }
         block_argmax_all(bv, bi, red_v, red_i);
-        const int np = par ^ 1;
-        panel_publish(S, rows, kb, r0, r1, j + 1, bv, bi, part_v + np * G, part_i + np * G, rowbuf + np * pub_len);
+        comm.publish(par ^ 1, S, rows, r0, r1, j + 1, bv, bi);
     }
+    comm.finish();
     __syncthreads();
     for (int e = tid; e < nr * kb; e += bd) {
         const int r = e % nr, c = e / nr;
         a[at(r0 + r, k + c, ld)] = S[r + c * rows];
     }
+}
+
+template <class T>
+__device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
+                            typename Real<T>::type* part_v, int* part_i, T* rowbuf, unsigned* bar) {
+    extern __shared__ unsigned char smem_raw[];
+    T* S = reinterpret_cast<T*>(smem_raw);
+    const int rows = (n - k + gridDim.x - 1) / gridDim.x;
+    const PanelGrid<T> comm{part_v, part_i, rowbuf, bar, kb};
+    getrf_panel_body<T>(a, ld, n, k, kb, ipiv, info, comm, S, S + (i64)rows * kb);
+}
+
+// getrf_panel_cl: getrf_panel in one thread block cluster (the grid is the cluster, of up to
+// 16 blocks): the same rows per block, pivots, operations and results, with every published
+// item in the publishing block's shared memory (dynamic shared memory: the rows, the pivot
+// row, then PanelCluster's 4 kb elements and its inbox of 2 x 16 partials) and the cluster barrier in place of
+// the grid's. Needs sm_90; elsewhere it traps (the host launches it only on sm_90).
+template <class T>
+__device__ void getrf_panel_cl(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, int light) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef typename Real<T>::type R;
+    extern __shared__ unsigned char smem_raw[];
+    T* S = reinterpret_cast<T*>(smem_raw);
+    const int rows = (n - k + gridDim.x - 1) / gridDim.x;
+    T* prow = S + (i64)rows * kb;
+    T* rows2 = prow + kb;
+    R* inv = reinterpret_cast<R*>(rows2 + 4 * kb);
+    int* ini = reinterpret_cast<int*>(inv + 2 * PanelCluster<T>::CLUSTER_MAX);
+    const PanelCluster<T> comm{rows2, inv, ini, kb, light};
+    getrf_panel_body<T>(a, ld, n, k, kb, ipiv, info, comm, S, prow);
+#else
+    __trap();
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -973,6 +1134,10 @@ __device__ void getrf_panel(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* 
         getrf_panel_##P(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, Real<T>::type* part_v,     \
                         int* part_i, T* rowbuf, unsigned* bar) {                                             \
         getrf_panel<T>(a, ld, n, k, kb, ipiv, info, part_v, part_i, rowbuf, bar);                            \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(512, 1)                                                     \
+        getrf_panel_cl_##P(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, int light) {           \
+        getrf_panel_cl<T>(a, ld, n, k, kb, ipiv, info, light);                                               \
     }                                                                                                        \
     extern "C" __global__ void getrf_update_##P(T* a, i64 ld, int n, int j, int kend) {                      \
         getrf_update<T>(a, ld, n, j, kend);                                                                  \

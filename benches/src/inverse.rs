@@ -644,6 +644,25 @@ fn block<T: CusolverInv>(
             }
             Err(e) => eprintln!("  lu_inverse phases: {e}"),
         }
+        // The same factorization with every panel on the cooperative grid (no cluster).
+        dense_inverse::set_panel_cluster(false);
+        let grid_only = measure_new(cx, || dense_inverse::lu_factor(orig));
+        dense_inverse::set_panel_cluster(true);
+        match grid_only {
+            Ok(ms) => eprintln!("  lu_factor with cooperative panels only: {ms:.3} ms"),
+            Err(e) => eprintln!("  lu_factor with cooperative panels only: {e}"),
+        }
+        // The same factorization with every step in order on one stream (no lookahead).
+        dense_inverse::set_lu_lookahead(false);
+        let in_order = measure_new(cx, || dense_inverse::lu_factor(orig));
+        let inv_in_order = measure_new(cx, || dense_inverse::lu_inverse(orig));
+        dense_inverse::set_lu_lookahead(true);
+        match (in_order, inv_in_order) {
+            (Ok(f), Ok(i)) => {
+                eprintln!("  without lookahead: lu_factor {f:.3} ms, lu_inverse {i:.3} ms")
+            }
+            (f, i) => eprintln!("  without lookahead: {f:?} {i:?}"),
+        }
     }
     Ok(())
 }

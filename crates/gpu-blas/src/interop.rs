@@ -24,6 +24,26 @@ pub fn cuda_stream(device: &Device) -> Option<Arc<CudaStream>> {
     device.cuda_backend().map(|b| b.stream().clone())
 }
 
+/// A second stream of a CUDA device, with the greatest scheduling priority, for work that must
+/// overlap the device's main stream ([`cuda_stream`]) and be placed first when
+/// multiprocessors free up: created on first use, the same stream on every later call;
+/// `Ok(None)` for the CPU. Work on it is ordered with the main stream only through events.
+///
+/// # Errors
+/// [`crate::Error::Cuda`] when the driver cannot create the stream.
+///
+/// ```
+/// use gpu_blas::{interop, Device};
+/// assert!(interop::cuda_priority_stream(&Device::cpu())?.is_none());
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn cuda_priority_stream(device: &Device) -> crate::Result<Option<Arc<CudaStream>>> {
+    device
+        .cuda_backend()
+        .map(|b| b.priority_stream())
+        .transpose()
+}
+
 /// The CUDA context of a device; `None` for the CPU.
 pub fn cuda_context(device: &Device) -> Option<Arc<CudaContext>> {
     device.cuda_backend().map(|b| b.context().clone())

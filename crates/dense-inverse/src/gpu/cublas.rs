@@ -61,14 +61,16 @@ fn status(op: &'static str, what: &str, s: cb::cublasStatus_t) -> Result<()> {
     }
 }
 
-/// Runs `f` with the handle of `dev` (created and bound to the device's stream on first use),
-/// the device's context current on this thread, and the handle's lock held.
+/// Runs `f` with the handle of the stream this thread's launches on `dev` go to
+/// ([`super::launch_stream`]: the device's, unless redirected; one handle per stream, created
+/// and bound to it on first use), the device's context current on this thread, and the
+/// handle's lock held.
 fn with_handle<R>(
     op: &'static str,
     dev: &Device,
     f: impl FnOnce(cb::cublasHandle_t) -> Result<R>,
 ) -> Result<R> {
-    let stream = interop::cuda_stream(dev).ok_or_else(|| super::not_cuda(op))?;
+    let stream = super::launch_stream(op, dev)?;
     let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
     // SAFETY: probing for the library only tries to open it; no symbol is called.
     if !*PRESENT.get_or_init(|| unsafe { cb::is_culib_present() }) {
@@ -88,7 +90,8 @@ fn with_handle<R>(
         None => {
             let mut h: cb::cublasHandle_t = std::ptr::null_mut();
             // SAFETY: creates a handle in the current context (the device's, bound above) and
-            // binds it to the device's stream, which lives as long as the process's device.
+            // binds it to the stream, the device's or its priority stream, both of which live
+            // as long as the process's device.
             unsafe {
                 status(op, "cublasCreate", cb::cublasCreate_v2(&mut h))?;
                 status(

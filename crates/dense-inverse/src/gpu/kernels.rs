@@ -16,8 +16,10 @@ static MODULE: KernelModule = KernelModule::new(
     include_bytes!("../../../../kernels/dense_inverse.fatbin"),
 );
 
+/// The stream this thread's launches go to (the device's unless redirected, see
+/// [`super::on_stream`]).
 fn stream(op: &'static str, dev: &Device) -> Result<Arc<cudarc::driver::CudaStream>> {
-    interop::cuda_stream(dev).ok_or_else(|| super::not_cuda(op))
+    super::launch_stream(op, dev)
 }
 
 fn func(op: &'static str, dev: &Device, base: &str) -> Result<cudarc::driver::CudaFunction> {
@@ -938,5 +940,208 @@ pub(crate) fn getrf_panel<T: Scalar>(
     // (and opted in above 48 KiB). The cooperative launch fails rather than starts if the
     // blocks cannot all be resident, which the occupancy check in panel_fit rules out.
     unsafe { l.launch_cooperative(cfg) }.map_err(launch_error(op))?;
+    Ok(Some(blocks))
+}
+
+/// Threads per block of `getrf_panel_cl` and its barrier variant (bit 0: light), as
+/// `threads << 1 | light` (see [`set_cluster_variant`]).
+static CLUSTER_VARIANT: std::sync::atomic::AtomicU32 =
+    std::sync::atomic::AtomicU32::new(512 << 1 | 1);
+
+/// Sets the threads per block (256 or 512) of `getrf_panel_cl` and whether its barrier is the
+/// light one (the block's barrier, one fence and a relaxed cluster arrival) or a release
+/// arrival by every thread. For tuning.
+pub(crate) fn set_cluster_variant(threads: u32, light: bool) {
+    let t = if threads == 256 { 256 } else { 512 };
+    CLUSTER_VARIANT.store(t << 1 | light as u32, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn cluster_variant() -> (u32, i32) {
+    let v = CLUSTER_VARIANT.load(std::sync::atomic::Ordering::Relaxed);
+    (v >> 1, (v & 1) as i32)
+}
+/// Most blocks of a `getrf_panel_cl` cluster: 16, the largest (non-portable) cluster of sm_90.
+pub(crate) const CLUSTER_MAX_BLOCKS: usize = 16;
+
+/// Whether `dev` launches thread block clusters (compute capability 9.0 or later).
+pub(crate) fn cluster_capable(op: &'static str, dev: &Device) -> Result<bool> {
+    let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
+    use cudarc::driver::sys::CUdevice_attribute as A;
+    let major = ctx
+        .attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+        .map_err(|e| driver_error(op, e))?;
+    let cluster = ctx
+        .attribute(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+        .map_err(|e| driver_error(op, e))?;
+    Ok(major >= 9 && cluster != 0)
+}
+
+/// The launch of `getrf_panel_cl` for a panel of `m ≥ 1` rows and `kb` columns of `T`: one
+/// cluster of `min(16, ⌈m / 16⌉)` blocks, each with `⌈m / blocks⌉` rows of all `kb` columns, the
+/// pivot row and its published items (`4·kb` elements and an inbox of `2·16` partials) in dynamic shared
+/// memory. `None` where `dev` launches no clusters, the rows do not fit a block's shared
+/// memory, or the driver cannot place such a cluster.
+fn cluster_fit<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    f: &cudarc::driver::CudaFunction,
+    (m, kb): (usize, usize),
+) -> Result<Option<PanelGrid>> {
+    use cudarc::driver::sys;
+    if !cluster_capable(op, dev)? {
+        return Ok(None);
+    }
+    let blocks = CLUSTER_MAX_BLOCKS.min(m.div_ceil(PANEL_MIN_ROWS)).max(1);
+    let rows = m.div_ceil(blocks);
+    let smem = (rows * kb + 5 * kb) * std::mem::size_of::<T>()
+        + 2 * CLUSTER_MAX_BLOCKS * (std::mem::size_of::<T::Real>() + std::mem::size_of::<i32>());
+    let static_smem = f
+        .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        .map_err(|e| driver_error(op, e))?
+        .max(0) as usize;
+    let max_dynamic = max_shared_bytes(dev)
+        .unwrap_or(48 * 1024)
+        .saturating_sub(static_smem);
+    if smem > max_dynamic {
+        return Ok(None);
+    }
+    allow_shared_bytes(f, max_dynamic)?;
+    f.set_attribute(
+        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+        1,
+    )
+    .map_err(|e| driver_error(op, e))?;
+    let s = stream(op, dev)?;
+    let mut attr = cluster_attr(blocks);
+    let cfg = cluster_config(&s, blocks, smem, &mut attr);
+    let mut clusters: std::ffi::c_int = 0;
+    // SAFETY: cfg describes a launch of f (a live function of the loaded module) on the
+    // device's stream with one attribute, which lives until the call returns.
+    let r = unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, f.cu_function(), &cfg) };
+    if r != sys::CUresult::CUDA_SUCCESS || clusters < 1 {
+        return Ok(None);
+    }
+    Ok(Some(PanelGrid { blocks, smem }))
+}
+
+fn cluster_attr(blocks: usize) -> cudarc::driver::sys::CUlaunchAttribute {
+    use cudarc::driver::sys;
+    // SAFETY: an all-zero attribute is a valid value of this plain C struct (id IGNORE).
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: blocks as u32,
+        y: 1,
+        z: 1,
+    };
+    attr
+}
+
+fn cluster_config(
+    s: &cudarc::driver::CudaStream,
+    blocks: usize,
+    smem: usize,
+    attr: &mut cudarc::driver::sys::CUlaunchAttribute,
+) -> cudarc::driver::sys::CUlaunchConfig {
+    cudarc::driver::sys::CUlaunchConfig {
+        gridDimX: blocks as u32,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: cluster_variant().0,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: smem as u32,
+        hStream: s.cu_stream(),
+        attrs: attr,
+        numAttrs: 1,
+    }
+}
+
+/// The number of blocks of the cluster `getrf_panel_cl` launches for a panel of `m` rows and
+/// `kb` columns of `T` on `dev`, or `None` where it would not launch. Launches nothing.
+#[cfg(test)]
+pub(crate) fn cluster_launch_blocks<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    (m, kb): (usize, usize),
+) -> Result<Option<usize>> {
+    if m == 0 || kb == 0 {
+        return Ok(None);
+    }
+    let f = func(op, dev, &kernel_name::<T>("getrf_panel_cl"))?;
+    Ok(cluster_fit::<T>(op, dev, &f, (m, kb))?.map(|g| g.blocks))
+}
+
+/// `getrf_panel_cl(a, ld, n, k, kb, ipiv, info)`: [`getrf_panel`] in one thread block cluster
+/// (sm_90): the same pivots, factors and `info`, the blocks exchanging each column's
+/// candidates through distributed shared memory and waiting at the cluster barrier, which
+/// costs far less than a grid-wide barrier through global memory. Returns the number of
+/// blocks launched, or `None`, launching nothing, where [`cluster_fit`] declines (the caller
+/// then uses [`getrf_panel`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn getrf_panel_cluster<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    k: usize,
+    kb: usize,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+) -> Result<Option<usize>> {
+    use cudarc::driver::sys;
+    let n = a.rows;
+    assert!(k + kb <= n && k + kb <= a.cols && ipiv.len() >= n && !info.is_empty());
+    let m = n - k;
+    if m == 0 || kb == 0 {
+        return Ok(Some(0));
+    }
+    let f = func(op, dev, &kernel_name::<T>("getrf_panel_cl"))?;
+    let Some(PanelGrid { blocks, smem }) = cluster_fit::<T>(op, dev, &f, (m, kb))? else {
+        return Ok(None);
+    };
+    let s = stream(op, dev)?;
+    let (ld, ni, ki, kbi) = (
+        ld_of(op, a.ld)?,
+        i32_of(op, n)?,
+        i32_of(op, k)?,
+        i32_of(op, kb)?,
+    );
+    let (pp, ip) = (vptr(ipiv), vptr(info));
+    let light = cluster_variant().1;
+    let mut attr = cluster_attr(blocks);
+    let cfg = cluster_config(&s, blocks, smem, &mut attr);
+    let mut params: [*mut std::ffi::c_void; 8] = [
+        &a.ptr as *const u64 as *mut _,
+        &ld as *const i64 as *mut _,
+        &ni as *const i32 as *mut _,
+        &ki as *const i32 as *mut _,
+        &kbi as *const i32 as *mut _,
+        &pp as *const u64 as *mut _,
+        &ip as *const u64 as *mut _,
+        &light as *const i32 as *mut _,
+    ];
+    // The context of the device current on this thread for the driver call.
+    interop::cuda_context(dev)
+        .ok_or_else(|| super::not_cuda(op))?
+        .bind_to_thread()
+        .map_err(|e| driver_error(op, e))?;
+    // SAFETY: the parameters (T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
+    // int light) match the kernel and point at live locals; a is n × n with k + kb ≤ n, ipiv holds n entries
+    // and info one. The dynamic shared memory is the kernel's ⌈(n − k) / blocks⌉ × kb slice,
+    // the pivot row and the published items, checked by cluster_fit against the device's
+    // limit (the function opted in to it) and the cluster placeable (one cluster of `blocks`
+    // blocks, the non-portable size allowed). The grid is exactly one cluster, as the kernel
+    // assumes (block q is cluster rank q).
+    let r = unsafe {
+        sys::cuLaunchKernelEx(
+            &cfg,
+            f.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(driver_error(op, r).into());
+    }
     Ok(Some(blocks))
 }

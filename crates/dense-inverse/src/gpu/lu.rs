@@ -7,7 +7,7 @@ use super::{Dense, NB};
 use crate::error::Result;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// `A = P·L·U` in place on the `n × n` matrix `a` (LAPACK `getrf`); `ipiv` (`n` entries) gets
 /// the 1-based interchanges, `info` (one entry, 0 on entry) the first exactly-zero pivot.
@@ -33,7 +33,114 @@ pub(crate) fn getrf<T: Scalar>(
     ipiv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
 ) -> Result<()> {
-    getrf_outer(op, dev, a, ipiv, info, lu_outer_block(a.rows), None)
+    let outer = lu_outer_block(a.rows);
+    if outer > NB && LOOKAHEAD.load(Ordering::Relaxed) {
+        if let Some(pri) = gpu_blas::interop::cuda_priority_stream(dev)? {
+            return getrf_lookahead(op, dev, a, ipiv, info, outer, &pri);
+        }
+    }
+    getrf_outer(op, dev, a, ipiv, info, outer, None)
+}
+
+/// Whether the two-level [`getrf`] overlaps each block column's factorization with the
+/// previous trailing update ([`set_lu_lookahead`]).
+static LOOKAHEAD: AtomicBool = AtomicBool::new(true);
+
+/// Sets, for the whole process, whether the two-level LU on a GPU (order 3072 and up, see
+/// [`set_lu_outer_block`]) factors each block column on a second, high-priority stream while
+/// the device's stream applies the previous block column's update to the rest of the matrix
+/// (`true`, the default), or runs every step in order on one stream (`false`). Both apply the
+/// same operations; the trailing products are split into two `gemm`s of other shapes, for
+/// which cuBLAS may sum in another order, so the factors can differ in rounding. For tuning
+/// comparisons (`gpu-bench --only inverse`).
+///
+/// ```
+/// dense_inverse::set_lu_lookahead(false);
+/// dense_inverse::set_lu_lookahead(true);
+/// ```
+#[doc(hidden)]
+pub fn set_lu_lookahead(on: bool) {
+    LOOKAHEAD.store(on, Ordering::Relaxed);
+}
+
+/// [`getrf_outer`] with `outer > NB` and a lookahead of one block column. With block column
+/// `K = [kk, e)` and the next `K+1 = [e, e2)`, on the priority stream `pri`: `K`'s panels
+/// and in-block updates, then (once the main stream's update by `K − 1` is done) `K`'s
+/// interchanges and update on `K+1`'s columns only; on the device's stream, once that is
+/// queued: `K`'s interchanges left of `K` and right of `K+1`, and its update of the columns
+/// right of `K+1`. So the big update by `K` runs while `pri` factors `K+1`, whose panels use
+/// a fraction of the multiprocessors and are placed first as blocks free up. The operations
+/// are [`getrf_outer`]'s, with each trailing update split into the next block column's part
+/// and the rest. The device's stream waits for `pri` before returning, also after an error.
+#[allow(clippy::too_many_arguments)]
+fn getrf_lookahead<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    outer: usize,
+    pri: &std::sync::Arc<cudarc::driver::CudaStream>,
+) -> Result<()> {
+    use cudarc::driver::{sys::CUevent_flags, CudaStream};
+    let main = super::launch_stream(op, dev)?;
+    let drv = |e: cudarc::driver::DriverError| -> crate::Error {
+        gpu_blas::Error::Cuda {
+            op,
+            message: format!("stream event: {e:?}"),
+        }
+        .into()
+    };
+    let mark = |s: &CudaStream| {
+        s.record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(drv)
+    };
+    let n = a.rows;
+    assert!(a.cols == n && ipiv.len() == n);
+    let scratch = k::PanelScratch::<T>::new(op, dev, NB)?;
+    pri.wait(&mark(&main)?).map_err(drv)?;
+    let run = || -> Result<()> {
+        let mut big_done: Option<cudarc::driver::CudaEvent> = None;
+        let mut kk = 0;
+        while kk < n {
+            let e = (kk + outer).min(n);
+            let e2 = (e + outer).min(n);
+            super::on_stream(pri, || -> Result<()> {
+                factor_block(op, dev, a, (kk, e), ipiv, info, scratch.as_ref(), &mut None)?;
+                if let Some(ev) = &big_done {
+                    pri.wait(ev).map_err(drv)?;
+                }
+                if e < e2 {
+                    k::laswp_rows(op, dev, a.at(0, e, n, e2 - e), (0, 0), ipiv, (kk, e), false)?;
+                    trailing_update(op, dev, a, (kk, e - kk), (e, e2))?;
+                }
+                Ok(())
+            })?;
+            main.wait(&mark(pri)?).map_err(drv)?;
+            if kk > 0 {
+                k::laswp_rows(op, dev, a.at(0, 0, n, kk), (0, 0), ipiv, (kk, e), false)?;
+            }
+            if e2 < n {
+                k::laswp_rows(
+                    op,
+                    dev,
+                    a.at(0, e2, n, n - e2),
+                    (0, 0),
+                    ipiv,
+                    (kk, e),
+                    false,
+                )?;
+                trailing_update(op, dev, a, (kk, e - kk), (e2, n))?;
+            }
+            big_done = Some(mark(&main)?);
+            kk = e;
+        }
+        Ok(())
+    };
+    let r = run();
+    // Whatever happened, nothing queued on pri may outlive the caller's buffers.
+    let joined = mark(pri).and_then(|ev| main.wait(&ev).map_err(drv));
+    r.and(joined)
 }
 
 /// Host times of the phases of a profiled run: each step waits for the device before and
@@ -105,24 +212,7 @@ fn getrf_outer<T: Scalar>(
     while kk < n {
         let bb = outer.min(n - kk);
         let e = kk + bb;
-        // The panels of the block column kk..e, their interchanges and updates confined to it
-        // (with bb ≤ NB a single panel, and both of those are empty).
-        let block = a.at(0, kk, n, bb);
-        let mut jj = kk;
-        while jj < e {
-            let jb = NB.min(e - jj);
-            let je = jj + jb;
-            phase(&mut prof, "getrf: panels", || {
-                factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch.as_ref())
-            })?;
-            phase(&mut prof, "getrf: interchanges", || {
-                k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)
-            })?;
-            phase(&mut prof, "getrf: updates in block columns", || {
-                trailing_update(op, dev, a, (jj, jb), (je, e))
-            })?;
-            jj = je;
-        }
+        factor_block(op, dev, a, (kk, e), ipiv, info, scratch.as_ref(), &mut prof)?;
         phase(&mut prof, "getrf: interchanges", || {
             k::laswp_rows(op, dev, a, (kk, e), ipiv, (kk, e), false)
         })?;
@@ -130,6 +220,40 @@ fn getrf_outer<T: Scalar>(
             trailing_update(op, dev, a, (kk, bb), (e, n))
         })?;
         kk = e;
+    }
+    Ok(())
+}
+
+/// The panels of the block column `kk..e` of `a`, their interchanges and updates confined to
+/// it (with `e − kk ≤ NB` a single panel, and both of those are empty); with `prof`, each step
+/// timed into its phase.
+#[allow(clippy::too_many_arguments)]
+fn factor_block<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (kk, e): (usize, usize),
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    scratch: Option<&k::PanelScratch<T>>,
+    prof: &mut Option<&mut Phases>,
+) -> Result<()> {
+    let n = a.rows;
+    let block = a.at(0, kk, n, e - kk);
+    let mut jj = kk;
+    while jj < e {
+        let jb = NB.min(e - jj);
+        let je = jj + jb;
+        phase(prof, "getrf: panels", || {
+            factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch)
+        })?;
+        phase(prof, "getrf: interchanges", || {
+            k::laswp_rows(op, dev, block, (jj - kk, je - kk), ipiv, (jj, je), false)
+        })?;
+        phase(prof, "getrf: updates in block columns", || {
+            trailing_update(op, dev, a, (jj, jb), (je, e))
+        })?;
+        jj = je;
     }
     Ok(())
 }
@@ -293,6 +417,38 @@ pub fn set_panel_blocks(blocks: Option<usize>) {
     PANEL_BLOCKS.store(blocks.unwrap_or(0), Ordering::Relaxed);
 }
 
+/// Whether the built-in rule may factor a panel in one thread block cluster
+/// ([`set_panel_cluster`]).
+static PANEL_CLUSTER: AtomicBool = AtomicBool::new(true);
+
+/// Sets, for the whole process, whether an LU panel on a GPU with thread block clusters
+/// (compute capability 9.0 or later) may be factored in one cluster of up to 16 blocks, its
+/// blocks exchanging each column's pivot candidates through distributed shared memory
+/// (`true`, the default, where the panel's rows fit the cluster's shared memory), or always
+/// by the cooperative launch (`false`). Either gives the same pivots and factors. A block
+/// count forced by [`set_panel_blocks`] always takes the cooperative launch. For tuning
+/// comparisons (`gpu-bench --only panel-tune`).
+///
+/// ```
+/// dense_inverse::set_panel_cluster(false);
+/// dense_inverse::set_panel_cluster(true);
+/// ```
+#[doc(hidden)]
+pub fn set_panel_cluster(on: bool) {
+    PANEL_CLUSTER.store(on, Ordering::Relaxed);
+}
+
+/// Threads per block (256 or 512) of the cluster panel and whether its barrier is the light
+/// one; for tuning sweeps (`gpu-bench --only panel-tune`).
+///
+/// ```
+/// dense_inverse::set_panel_cluster_variant(512, false);
+/// ```
+#[doc(hidden)]
+pub fn set_panel_cluster_variant(threads: u32, light: bool) {
+    k::set_cluster_variant(threads, light);
+}
+
 /// The block count [`set_panel_blocks`] forced, if any.
 fn panel_blocks() -> Option<usize> {
     match PANEL_BLOCKS.load(Ordering::Relaxed) {
@@ -328,10 +484,12 @@ pub fn panel_launch_blocks<T: Scalar>(
 }
 
 /// LU with partial pivoting of the panel `a(kk..n, kk..kk + kb)` (pivots into
-/// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): one cooperative `getrf_panel` launch
-/// (on the blocks [`set_panel_blocks`] asks for, by default 48 or one per multiprocessor where
-/// there are fewer) when `scratch` is there and the panel fits, else `getrf_pivot` and
-/// `getrf_update` per column.
+/// `ipiv[kk..kk + kb]`, the first zero pivot into `info`): when `scratch` is there, one
+/// `getrf_panel_cl` cluster launch where the device has clusters, no block count is forced and
+/// the panel's rows fit the cluster ([`set_panel_cluster`]), else one cooperative
+/// `getrf_panel` launch (on the blocks [`set_panel_blocks`] asks for, by default 48 or one per
+/// multiprocessor where there are fewer) where the panel fits; otherwise `getrf_pivot` and
+/// `getrf_update` per column. All give the same pivots and factors.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn factor_panel<T: Scalar>(
     op: &'static str,
@@ -343,7 +501,14 @@ pub(crate) fn factor_panel<T: Scalar>(
     scratch: Option<&k::PanelScratch<T>>,
 ) -> Result<()> {
     if let Some(sc) = scratch {
-        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc, panel_blocks())?.is_some() {
+        let request = panel_blocks();
+        if request.is_none()
+            && PANEL_CLUSTER.load(Ordering::Relaxed)
+            && k::getrf_panel_cluster(op, dev, a, kk, kb, ipiv, info)?.is_some()
+        {
+            return Ok(());
+        }
+        if k::getrf_panel(op, dev, a, kk, kb, ipiv, info, sc, request)?.is_some() {
             return Ok(());
         }
     }
@@ -844,6 +1009,8 @@ mod tests {
         Panel(Option<usize>),
         /// `getrf_pivot` and `getrf_update` per column.
         Columns,
+        /// One `getrf_panel_cl` cluster launch.
+        Cluster,
     }
 
     /// The panel factored as `how` says, and the blocks `getrf_panel` launched (`None`: it
@@ -869,6 +1036,7 @@ mod tests {
                 factor_panel(OP, dev, d, (kk, kb), &ipiv, &info, None).unwrap();
                 None
             }
+            How::Cluster => k::getrf_panel_cluster(OP, dev, d, kk, kb, &ipiv, &info).unwrap(),
         };
         let piv = ipiv.to_vec().unwrap()[kk..kk + kb].to_vec();
         let f = (m.to_array().unwrap(), piv, info.to_vec().unwrap()[0]);
@@ -1074,23 +1242,48 @@ mod tests {
     }
 
     /// The two-level factorization (block columns of 128, 192, 256 and 512 around the 64-column
-    /// panels) against one level: a valid LU of the same matrix, the same `info`.
+    /// panels), in order and with the lookahead on the priority stream, against one level: a
+    /// valid LU of the same matrix, the same `info` (0, or 301 where column 300 of the
+    /// largest matrix is zero).
     fn two_level<T: Scalar>(dev: &Device) {
-        for n in [1usize, 63, 130, 300, 517] {
-            let a = random_values::<T>(n * n, 40 + n as u64);
+        let pri = gpu_blas::interop::cuda_priority_stream(dev)
+            .unwrap()
+            .unwrap();
+        for (n, zero_col) in [
+            (1usize, None),
+            (63, None),
+            (130, None),
+            (300, None),
+            (517, None),
+            (700, Some(300)),
+        ] {
+            let mut a = random_values::<T>(n * n, 40 + n as u64);
+            if let Some(c) = zero_col {
+                a[c * n..(c + 1) * n].fill(T::zero());
+            }
             let mut one_level = None;
-            for outer in [NB, 128, 192, 256, 512] {
+            let runs = std::iter::once((NB, false)).chain(
+                [128, 192, 256, 512]
+                    .into_iter()
+                    .flat_map(|o| [(o, false), (o, true)]),
+            );
+            for (outer, look) in runs {
                 let m = DeviceMatrix::from_col_major(dev, n, n, n, a.clone()).unwrap();
                 let d = Dense::of(OP, &m).unwrap();
                 let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
                 let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
-                getrf_outer(OP, dev, d, &ipiv, &info, outer, None).unwrap();
-                let what = format!("{} n = {n} outer = {outer}", T::PREFIX);
+                if look {
+                    getrf_lookahead(OP, dev, d, &ipiv, &info, outer, &pri).unwrap();
+                } else {
+                    getrf_outer(OP, dev, d, &ipiv, &info, outer, None).unwrap();
+                }
+                let what = format!("{} n = {n} outer = {outer} lookahead = {look}", T::PREFIX);
                 let fa = m.to_array().unwrap();
                 let f: Vec<T> = (0..n * n).map(|k| fa[(k % n, k / n)]).collect();
                 let piv = ipiv.to_vec().unwrap();
                 let info = info.to_vec().unwrap()[0];
                 assert_lu(&what, n, &a, &f, &piv);
+                assert_eq!(info, zero_col.map_or(0, |c| c as i32 + 1), "{what}: info");
                 match &one_level {
                     None => one_level = Some(info),
                     Some(i) => assert_eq!(info, *i, "{what}: info"),
@@ -1136,6 +1329,70 @@ mod tests {
                 T::PREFIX
             );
         }
+    }
+
+    /// The cluster panel on every panel of [`CASES`] and [`TALL`]: where it launches (on as
+    /// many blocks as `cluster_launch_blocks` says), the per-column kernels' results bit for
+    /// bit (real data); where it declines, nothing written. On a device with clusters, every
+    /// panel of up to 1000 rows launches.
+    fn cluster_vs_columns<T: Scalar>(dev: &Device) {
+        let capable = k::cluster_capable(OP, dev).unwrap();
+        for &case in CASES.iter().chain(TALL) {
+            let (n, kk, kb) = case;
+            if under_sanitizer() && n > 1000 {
+                continue;
+            }
+            let m = n - kk;
+            let inputs = [
+                random_values::<T>(n * (kk + kb), n as u64 + 21),
+                ties::<T>(case, n as u64 + 22),
+            ];
+            for (x, a) in inputs.iter().enumerate() {
+                let what = format!(
+                    "{} n = {n}, panel ({kk}, {kb}), cluster, input {x}",
+                    T::PREFIX
+                );
+                let expect = k::cluster_launch_blocks::<T>(OP, dev, (m, kb)).unwrap();
+                let (got, launched) = factor(dev, case, a, How::Cluster);
+                assert_eq!(launched, expect, "{what}: blocks launched");
+                if capable && m <= 1000 {
+                    let want = k::CLUSTER_MAX_BLOCKS.min(m.div_ceil(k::PANEL_MIN_ROWS));
+                    assert_eq!(launched, Some(want), "{what}: cluster declined");
+                }
+                if launched.is_none() {
+                    assert!(
+                        got.0.t().iter().zip(a).all(|(g, w)| g == w),
+                        "{what}: written"
+                    );
+                    continue;
+                }
+                let (want, _) = factor(dev, case, a, How::Columns);
+                assert_factored(case, a, &got);
+                assert_eq!(got.2, want.2, "{what}: info");
+                if !T::IS_COMPLEX || x == 1 {
+                    assert_eq!(got.1, want.1, "{what}: pivots");
+                    assert!(got.0 == want.0, "{what}: factors differ");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn getrf_panel_in_one_cluster_matches_per_column_kernels() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        cluster_vs_columns::<f64>(&dev);
+        cluster_vs_columns::<f32>(&dev);
+        cluster_vs_columns::<num_complex::Complex32>(&dev);
+        cluster_vs_columns::<num_complex::Complex64>(&dev);
+        // The other variants (threads, barrier) give the same results; the default is restored.
+        for (threads, light) in [(256, false), (512, false), (256, true)] {
+            k::set_cluster_variant(threads, light);
+            cluster_vs_columns::<f64>(&dev);
+            cluster_vs_columns::<num_complex::Complex32>(&dev);
+        }
+        k::set_cluster_variant(512, true);
     }
 
     #[test]

@@ -19,8 +19,41 @@ pub(crate) mod ops;
 pub(crate) mod potrf;
 
 use crate::error::Result;
+use cudarc::driver::CudaStream;
 use gpu_blas::{blas1, interop, Device, DeviceMatrix, DeviceVec, Error, MatMut, MatRef, Scalar};
 use std::marker::PhantomData;
+use std::sync::Arc;
+
+thread_local! {
+    /// The stream [`on_stream`] redirects this thread's launches to, if any.
+    static STREAM: std::cell::RefCell<Option<Arc<CudaStream>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with every kernel launch and cuBLAS call of this crate on this thread queued on
+/// `s` (a stream of the device's context) instead of the device's stream; the previous
+/// choice is restored afterwards, also if `f` panics. Work on `s` is ordered with the
+/// device's stream only through events, which the caller records and waits for.
+pub(crate) fn on_stream<R>(s: &Arc<CudaStream>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Arc<CudaStream>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            STREAM.with(|c| *c.borrow_mut() = prev);
+        }
+    }
+    let prev = STREAM.with(|c| c.borrow_mut().replace(s.clone()));
+    let _restore = Restore(prev);
+    f()
+}
+
+/// The stream this thread's launches on `dev` go to: the one [`on_stream`] set, else the
+/// device's.
+pub(crate) fn launch_stream(op: &'static str, dev: &Device) -> Result<Arc<CudaStream>> {
+    if let Some(s) = STREAM.with(|c| c.borrow().clone()) {
+        return Ok(s);
+    }
+    interop::cuda_stream(dev).ok_or_else(|| not_cuda(op))
+}
 
 /// Block size of the blocked algorithms (LU panel width, Cholesky and triangular-inverse
 /// diagonal blocks). The diagonal-block kernels stage an `NB × NB` block in shared memory.

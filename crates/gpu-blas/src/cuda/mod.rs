@@ -38,6 +38,8 @@ pub(crate) struct CudaBackend {
     counters: OnceLock<CudaSlice<u8>>,
     /// The word scan kernels report the smallest index they found in, created on first use.
     index_word: Mutex<Option<index_word::IndexWord>>,
+    /// A second stream with the greatest scheduling priority, created on first use.
+    priority: OnceLock<Arc<CudaStream>>,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -168,12 +170,29 @@ impl CudaBackend {
             scratch: Mutex::new(None),
             counters: OnceLock::new(),
             index_word: Mutex::new(None),
+            priority: OnceLock::new(),
         })
     }
 
     /// The stream every operation of this device is queued on.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// A second stream of this device's context with the greatest scheduling priority (its
+    /// blocks are placed before those of the main stream's kernels when multiprocessors free
+    /// up), created on first use and kept for the life of the process.
+    pub(crate) fn priority_stream(&self) -> Result<Arc<CudaStream>> {
+        if let Some(s) = self.priority.get() {
+            return Ok(s.clone());
+        }
+        let s = guarded("creating a priority stream", || {
+            self.ctx.bind_to_thread()?;
+            let (_, greatest) = cudarc::driver::result::stream::get_priority_range()?;
+            self.ctx.new_stream_with_priority(greatest)
+        })?;
+        // Another thread may have created one meanwhile: keep the first, drop this one.
+        Ok(self.priority.get_or_init(|| s).clone())
     }
 
     /// The CUDA context (for vendor-library handles in benchmarks and tests).
