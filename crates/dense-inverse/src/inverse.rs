@@ -4,7 +4,6 @@
 use crate::bordering::{self, Bordering};
 use crate::check::{self, Backend};
 use crate::cholesky;
-use crate::condition::{cholesky_rcond_host, lu_rcond_host};
 use crate::cpu;
 use crate::error::{Error, Result};
 use crate::gpu;
@@ -58,10 +57,11 @@ pub struct Inverse<T: Scalar> {
     pub matrix: DeviceMatrix<T>,
     /// The method that produced it (never [`Method::Auto`]).
     pub method_used: Method,
-    /// Reciprocal 1-norm condition number: estimated from the factors (LU, Cholesky) or computed
-    /// exactly from the inverse (Gauss-Jordan, bordering) — see `rcond_exact`.
+    /// Reciprocal 1-norm condition number `1/(‖A‖₁·‖A⁻¹‖₁)`, computed from the inverse by
+    /// every method of [`inverse`] — see `rcond_exact`.
     pub rcond: T::Real,
-    /// Whether `rcond` is exact (`1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse) or an estimate.
+    /// Whether `rcond` is exact (`1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse, as [`inverse`]
+    /// reports it) or an estimate.
     pub rcond_exact: bool,
     /// `‖A‖₁` of the input.
     pub norm1: T::Real,
@@ -123,11 +123,11 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// are the diagonal blocks a blocked Cholesky factors, and which is the faster SPD inverse there),
 /// kept when every pivot `β` is positive. Otherwise (a non-positive pivot, or a matrix not of
 /// that form) it takes LU with partial pivoting, on both devices (on a CUDA device the faster
-/// of the two general methods, Gauss-Jordan being the other). LU and
-/// Cholesky report `rcond` estimated from the factors before inversion (LAPACK `gecon`/`pocon`,
-/// see [`crate::lu_rcond`]); Gauss-Jordan and bordering report the exact
-/// `1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse. A result with `rcond < ε` is returned flagged
-/// ([`Inverse::is_ill_conditioned`]), not silently.
+/// of the two general methods, Gauss-Jordan being the other). Every method reports the exact
+/// `rcond = 1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse (one pass over it, where an estimate from
+/// the factors alone, [`crate::lu_rcond`] and [`crate::cholesky_rcond`], needs several
+/// triangular solves and is only within a small factor of it). A result with `rcond < ε` is
+/// returned flagged ([`Inverse::is_ill_conditioned`]), not silently.
 ///
 /// Memory: the result; the LU and Cholesky paths work in it, Gauss-Jordan and bordering too
 /// (plus `n × b` or `b × n` blocks), except that on a GPU the LU path keeps its factors in one
@@ -196,26 +196,24 @@ fn invert_cpu<T: Scalar>(
             check::finite(op, &h)?;
             let anorm = cpu::condition::norm1(n, &h);
             if hermitian_positive_diagonal(n, &h) && cpu::cholesky::potrf(n, &mut h).is_ok() {
-                let rcond = cholesky_rcond_host(n, &h, anorm);
                 cpu::cholesky::potri(n, &mut h);
-                return Ok((h, Method::Cholesky(Uplo::Lower), rcond, false, anorm));
+                return exact(h, Method::Cholesky(Uplo::Lower), anorm);
             }
             let h = check::read(a)?; // potrf may have overwritten part of the copy
-            lu(op, n, h, anorm)
+            exact(lu(op, n, h)?, Method::Lu, anorm)
         }
         Method::Lu => {
             let h = check::read(a)?;
             check::finite(op, &h)?;
             let anorm = cpu::condition::norm1(n, &h);
-            lu(op, n, h, anorm)
+            exact(lu(op, n, h)?, Method::Lu, anorm)
         }
         Method::Cholesky(uplo) => {
             let mut h = check::read_hermitian(op, uplo, a)?;
             let anorm = cpu::condition::norm1(n, &h);
             cholesky::factor_host(op, n, &mut h)?;
-            let rcond = cholesky_rcond_host(n, &h, anorm);
             cpu::cholesky::potri(n, &mut h);
-            Ok((h, method, rcond, false, anorm))
+            exact(h, method, anorm)
         }
         Method::GaussJordan => {
             let mut h = check::read(a)?;
@@ -233,7 +231,8 @@ fn invert_cpu<T: Scalar>(
     }
 }
 
-fn lu<T: Scalar>(op: &'static str, n: usize, mut h: Vec<T>, anorm: T::Real) -> Result<Computed<T>> {
+/// `A⁻¹` by LU with partial pivoting in place of `h`; an exactly zero pivot is an error.
+fn lu<T: Scalar>(op: &'static str, n: usize, mut h: Vec<T>) -> Result<Vec<T>> {
     let mut piv = vec![0i32; n];
     let info = cpu::lu::getrf(n, &mut h, &mut piv);
     if info > 0 {
@@ -242,7 +241,6 @@ fn lu<T: Scalar>(op: &'static str, n: usize, mut h: Vec<T>, anorm: T::Real) -> R
             step: info as usize,
         });
     }
-    let rcond = lu_rcond_host(n, &h, &piv, anorm);
     cpu::lu::getri(n, &mut h, &piv);
-    Ok((h, Method::Lu, rcond, false, anorm))
+    Ok(h)
 }

@@ -409,6 +409,68 @@ pub(crate) fn trsm_rec<T: Scalar>(
     solve(T::one(), dst)
 }
 
+/// [`trsm`] on the left with `op(A) = Aᵀ` or `Aᴴ` (`trans`), recursively as [`trsm_rec`]: the
+/// stored triangle split at `k₁` (half its order, rounded up to a multiple of 64); `op(A)` of
+/// a stored lower `A` is upper, so `X₂ = op(A₂₂)⁻¹·α·B₂`, `B₁ ← α·B₁ − op(A₂₁)·X₂` (one
+/// `gemm` with `op` on the stored `A₂₁`), `X₁ = op(A₁₁)⁻¹·B₁`; a stored upper `A` mirrors it.
+/// Triangles of order ≤ [`TRSM_LEAF`] go to cuBLAS `trsm`, which on its own solves a large
+/// triangle with few right-hand sides far below the rate of these products (the transposed
+/// solves of `getrs`, `potrs` and the condition estimates). Agrees with [`trsm`] to rounding.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn trsm_rec_left_t<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    uplo: cb::cublasFillMode_t,
+    trans: cb::cublasOperation_t,
+    diag: cb::cublasDiagType_t,
+    (m, n): (usize, usize),
+    alpha: T,
+    a: Dense<T>,
+    b: Dense<T>,
+) -> Result<()> {
+    if m <= TRSM_LEAF || n == 0 {
+        return trsm(op, dev, LEFT, uplo, trans, diag, (m, n), alpha, a, b);
+    }
+    let k1 = (m / 2).div_ceil(64) * 64;
+    let k2 = m - k1;
+    let (a11, a22) = (a.at(0, 0, k1, k1), a.at(k1, k1, k2, k2));
+    let (b1, b2) = (b.at(0, 0, k1, n), b.at(k1, 0, k2, n));
+    let solve = |alpha, t: Dense<T>, x: Dense<T>| {
+        trsm_rec_left_t(op, dev, uplo, trans, diag, (x.rows, n), alpha, t, x)
+    };
+    if uplo == LOWER {
+        solve(alpha, a22, b2)?;
+        gemm(
+            op,
+            dev,
+            trans,
+            OP_N,
+            (k1, n, k2),
+            -T::one(),
+            a.at(k1, 0, k2, k1),
+            b2,
+            alpha,
+            b1,
+        )?;
+        solve(T::one(), a11, b1)
+    } else {
+        solve(alpha, a11, b1)?;
+        gemm(
+            op,
+            dev,
+            trans,
+            OP_N,
+            (k2, n, k1),
+            -T::one(),
+            a.at(0, k1, k1, k2),
+            b1,
+            alpha,
+            b2,
+        )?;
+        solve(T::one(), a22, b2)
+    }
+}
+
 /// `B ← α·op(A)·B` (left) or `B ← α·B·op(A)` (right) in place (cuBLAS's `C` is `B`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn trmm<T: Scalar>(
@@ -662,7 +724,7 @@ pub(crate) fn herk<T: Scalar>(
 #[cfg(test)]
 mod tests {
     //! [`trsm_rec`] and [`trmm_rec`] on CUDA (skipped without a GPU), every side, triangle and
-    //! diagonal kind, with triangles large enough to recurse twice (and split unevenly), against
+    //! diagonal kind, and [`trsm_rec_left_t`] with both transposes, with triangles large enough to recurse twice (and split unevenly), against
     //! a plain f64 residual on the host: `op(A)·X − α·B` for the solve, `Y − α·op(A)·B` for the
     //! product. The triangle's other half and, for a unit diagonal,
     //! its diagonal hold NaN, so reading them shows in the result.
@@ -785,7 +847,96 @@ mod tests {
         }
     }
 
+    /// [`trsm_rec_left_t`]: `op(A)·X = α·B` with `op` the transpose or the conjugate
+    /// transpose, against the same host residual (the other triangle and a unit diagonal NaN).
+    fn check_t<T: Scalar>(dev: &Device, uplo: cb::cublasFillMode_t, conj: bool, unit: bool) {
+        let lower = uplo == LOWER;
+        for (s, &(k, n)) in SHAPES.iter().enumerate() {
+            let seed = 60 + s as u64;
+            let nan = T::from_f64(f64::NAN);
+            let mut a: Vec<T> = random_values::<T>(k * k, seed);
+            let d = random_values::<f64>(k, seed + 7);
+            for j in 0..k {
+                for i in 0..k {
+                    let e = &mut a[i + j * k];
+                    *e = if i == j {
+                        if unit {
+                            nan
+                        } else {
+                            T::from_f64(1.5 + 0.5 * d[i])
+                        }
+                    } else if (i > j) == lower {
+                        *e * T::from_f64(1.0 / k as f64)
+                    } else {
+                        nan
+                    };
+                }
+            }
+            let b: Vec<T> = random_values::<T>(k * n, seed + 3);
+            let alpha = T::from_f64(0.75);
+            let ad = DeviceMatrix::from_col_major(dev, k, k, k, a.clone()).unwrap();
+            let bd = DeviceMatrix::from_col_major(dev, k, n, k, b.clone()).unwrap();
+            let (da, db) = (Dense::of(OP, &ad).unwrap(), Dense::of(OP, &bd).unwrap());
+            let (diag, trans) = (
+                if unit { UNIT } else { NON_UNIT },
+                if conj { op_c::<T>() } else { op_t() },
+            );
+            trsm_rec_left_t(OP, dev, uplo, trans, diag, (k, n), alpha, da, db).unwrap();
+            let x: Vec<C64> = bd.to_array().unwrap().iter().map(|v| v.to_c64()).collect();
+            // op(A)(i, p) = A(p, i), conjugated for the conjugate transpose.
+            let opa = |i: usize, p: usize| -> C64 {
+                let v = if i == p {
+                    if unit {
+                        C64::new(1.0, 0.0)
+                    } else {
+                        a[i + i * k].to_c64()
+                    }
+                } else if (p > i) == lower {
+                    a[p + i * k].to_c64()
+                } else {
+                    C64::new(0.0, 0.0)
+                };
+                if conj {
+                    v.conj()
+                } else {
+                    v
+                }
+            };
+            let xmax = x.iter().map(|v| v.norm()).fold(0.0, f64::max);
+            assert!(
+                xmax.is_finite(),
+                "{}: non-finite result (k = {k})",
+                T::PREFIX
+            );
+            let tnorm = (0..k)
+                .map(|i| (0..k).map(|p| opa(i, p).norm()).sum::<f64>())
+                .fold(0.0, f64::max);
+            let eps = T::epsilon().to_c64().re;
+            let al = alpha.to_c64();
+            let tol = 16.0 * k as f64 * eps * tnorm * xmax;
+            let mut worst = 0.0f64;
+            for i in 0..k {
+                for j in 0..n {
+                    let s: C64 = (0..k).map(|p| opa(i, p) * x[p * n + j]).sum();
+                    worst = worst.max((s - al * b[i + j * k].to_c64()).norm());
+                }
+            }
+            assert!(
+                worst <= tol,
+                "trsm_rec_left_t {} lower={lower} conj={conj} unit={unit} k={k}: residual {worst:e} > {tol:e}",
+                T::PREFIX
+            );
+        }
+    }
+
     fn all<T: Scalar>(dev: &Device) {
+        for uplo in [LOWER, UPPER] {
+            for conj in [false, true] {
+                for unit in [false, true] {
+                    check_t::<T>(dev, uplo, conj, unit);
+                }
+            }
+        }
         for side in [LEFT, RIGHT] {
             for uplo in [LOWER, UPPER] {
                 for unit in [false, true] {

@@ -459,7 +459,27 @@ pub(crate) fn cholesky_rcond<T: Scalar>(
     cholesky_rcond_dev(op, f.device(), Dense::of(op, &l)?, anorm)
 }
 
-/// LU path of [`inverse`]: factor the compact matrix `w` (holding `A`), estimate rcond, invert.
+/// The [`Inverse`] of `A` from its computed inverse `x`, with the exact
+/// `rcond = 1/(‖A‖₁·‖A⁻¹‖₁)` (`anorm = ‖A‖₁`; one column-sum pass over `x`).
+fn with_exact_rcond<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    x: DeviceMatrix<T>,
+    anorm: T::Real,
+    method_used: Method,
+) -> Result<Inverse<T>> {
+    let xnorm = k::norm1(op, dev, Dense::of(op, &x)?)?;
+    let rcond = rcond_from(x.rows(), anorm, xnorm);
+    Ok(Inverse {
+        matrix: x,
+        method_used,
+        rcond,
+        rcond_exact: true,
+        norm1: anorm,
+    })
+}
+
+/// LU path of [`inverse`]: factor the compact matrix `w` (holding `A`), invert.
 fn inverse_lu<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -469,20 +489,11 @@ fn inverse_lu<T: Scalar>(
     let n = w.rows();
     let pivots = DeviceVec::zeros(dev, n)?;
     singular(op, factor_lu(op, dev, &w, &pivots)?)?;
-    let wd = Dense::of(op, &w)?;
-    let piv = if n > 0 { pivots.to_vec()? } else { Vec::new() };
-    let rcond = lu_rcond_dev(op, dev, wd, &pivots, &piv, anorm)?;
     let matrix = invert_factors(op, dev, w, &pivots)?;
-    Ok(Inverse {
-        matrix,
-        method_used: Method::Lu,
-        rcond,
-        rcond_exact: false,
-        norm1: anorm,
-    })
+    with_exact_rcond(op, dev, matrix, anorm, Method::Lu)
 }
 
-/// Cholesky path of [`inverse`] on the Hermitian compact `w` (already factored when `factored`).
+/// Cholesky path of [`inverse`] on the Hermitian compact `w`, already factored.
 fn inverse_cholesky<T: Scalar>(
     op: &'static str,
     dev: &Device,
@@ -490,16 +501,8 @@ fn inverse_cholesky<T: Scalar>(
     anorm: T::Real,
     method_used: Method,
 ) -> Result<Inverse<T>> {
-    let wd = Dense::of(op, &w)?;
-    let rcond = cholesky_rcond_dev(op, dev, wd, anorm)?;
-    potrf::potri(op, dev, wd)?;
-    Ok(Inverse {
-        matrix: w,
-        method_used,
-        rcond,
-        rcond_exact: false,
-        norm1: anorm,
-    })
+    potrf::potri(op, dev, Dense::of(op, &w)?)?;
+    with_exact_rcond(op, dev, w, anorm, method_used)
 }
 
 /// Rows per step of the blocked bordering inverse that [`inverse`] with [`Method::Auto`] uses
@@ -514,16 +517,8 @@ pub(crate) fn inverse<T: Scalar>(
 ) -> Result<Inverse<T>> {
     let dev = a.device().clone();
     // The inverse with the exact `rcond = 1/(‖A‖₁·‖A⁻¹‖₁)` of the computed `A⁻¹`.
-    let exact = |w: DeviceMatrix<T>, anorm: T::Real, method_used: Method| -> Result<Inverse<T>> {
-        let xnorm = k::norm1(op, &dev, Dense::of(op, &w)?)?;
-        let rcond = rcond_from(w.rows(), anorm, xnorm);
-        Ok(Inverse {
-            matrix: w,
-            method_used,
-            rcond,
-            rcond_exact: true,
-            norm1: anorm,
-        })
+    let exact = |w: DeviceMatrix<T>, anorm: T::Real, method_used: Method| {
+        with_exact_rcond(op, &dev, w, anorm, method_used)
     };
     match method {
         Method::Auto => {

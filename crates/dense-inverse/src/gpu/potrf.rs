@@ -101,10 +101,9 @@ pub(crate) fn potrs<T: Scalar>(
 ) -> Result<()> {
     let (n, nrhs) = (l.rows, b.cols);
     cb::trsm_rec(op, dev, LEFT, LOWER, NON_UNIT, (n, nrhs), T::one(), l, b)?;
-    cb::trsm(
+    cb::trsm_rec_left_t(
         op,
         dev,
-        LEFT,
         LOWER,
         cb::op_c::<T>(),
         NON_UNIT,
