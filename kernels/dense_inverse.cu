@@ -294,14 +294,13 @@ template <class T> __device__ void potrf_diag(T* a, i64 ld, int nb, int col0, in
     for (int e = threadIdx.x; e < nb * nb; e += blockDim.x) s[e] = a[at(e % nb, e / nb, ld)];
     if (threadIdx.x == 0) failed = 0;
     __syncthreads();
+    // Right-looking: column j is final once the updates by the columns before it are in; its
+    // pivot's square root, the column scaled, then the rank-1 update of the trailing lower
+    // triangle: thread (row lane r, column group g) holds row i = r of every g-th column k,
+    // with its multiplier s(i, j) read once. Two block barriers per column; s(j, j) is written
+    // after the first, once every thread has read the pivot.
+    const int lane = threadIdx.x & 63, groups = max(1, (int)blockDim.x >> 6), g = threadIdx.x >> 6;
     for (int j = 0; j < nb; ++j) {
-        // s(i, j) -= sum_{c < j} s(i, c) conj(s(j, c)) for i >= j.
-        for (int i = j + threadIdx.x; i < nb; i += blockDim.x) {
-            T acc = s[i + j * nb];
-            for (int c = 0; c < j; ++c) acc = sub(acc, mul(s[i + c * nb], conj(s[j + c * nb])));
-            s[i + j * nb] = acc;
-        }
-        __syncthreads();
         const R d = re_of(s[j + j * nb]);
         if (!(d > 0) || !isfinite(d)) {
             if (threadIdx.x == 0) {
@@ -315,6 +314,11 @@ template <class T> __device__ void potrf_diag(T* a, i64 ld, int nb, int col0, in
         for (int i = j + 1 + threadIdx.x; i < nb; i += blockDim.x) s[i + j * nb] = mul(s[i + j * nb], of_real(T(), inv));
         __syncthreads();
         if (threadIdx.x == 0) s[j + j * nb] = of_real(T(), ljj);
+        const int i = lane;
+        if (i > j && i < nb && g < groups) {
+            const T lij = s[i + j * nb];
+            for (int k = j + 1 + g; k <= i; k += groups) s[i + k * nb] = sub(s[i + k * nb], mul(lij, conj(s[k + j * nb])));
+        }
         __syncthreads();
     }
     __syncthreads();
@@ -854,9 +858,9 @@ __device__ __forceinline__ void panel_publish(const T* S, int rows, int kb, int 
 // through global memory and grid_barrier (PanelGrid, a cooperative launch of any size), or
 // through their own shared memory, read by the others over distributed shared memory, and the
 // hardware cluster barrier (PanelCluster, a launch of exactly one thread block cluster, sm_90).
-// Either way: publish(par, ...) writes the column's items at parity par; after barrier(),
-// partial / cand / jrow / load read them; finish() keeps a block's published items readable
-// until every block is done with them.
+// Either way: start() comes before the first publication; publish(par, ...) writes the
+// column's items at parity par; after barrier(), partial / cand / jrow / load read them;
+// finish() keeps a block's published items readable until every block is done with them.
 template <class T> struct PanelGrid {
     typedef typename Real<T>::type R;
     R* part_v;
@@ -877,6 +881,7 @@ template <class T> struct PanelGrid {
     __device__ const T* cand(int par, int q) const { return rowbuf + par * pub_len() + (i64)q * kb; }
     __device__ const T* jrow(int par, int) const { return rowbuf + par * pub_len() + (i64)gridDim.x * kb; }
     __device__ T load(const T* p) const { return ld_cg(p); }
+    __device__ void start() const {}
     __device__ void finish() const {}
 };
 
@@ -933,6 +938,9 @@ template <class T> struct PanelCluster {
     __device__ const T* cand(int par, int q) const { return at_rank(rows2 + (i64)par * 2 * kb, q); }
     __device__ const T* jrow(int par, int owner) const { return at_rank(rows2 + (i64)par * 2 * kb + kb, owner); }
     __device__ T load(const T* p) const { return *p; }
+    // Every block of the cluster has started before any block writes into another's shared
+    // memory (the first publication pushes into every inbox).
+    __device__ void start() const { barrier(); }
     __device__ void finish() const { barrier(); }
 };
 #endif
@@ -959,6 +967,7 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
     int bi = ROW_NONE;
     for (int r = tid; r < nr; r += bd) better(bv, bi, abs1(S[r]), r0 + r);
     block_argmax_all(bv, bi, red_v, red_i);
+    comm.start();
     comm.publish(0, S, rows, r0, r1, k, bv, bi);
     for (int c = 0; c < kb; ++c) {
         const int j = k + c, par = c & 1;
