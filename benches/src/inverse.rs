@@ -27,7 +27,7 @@ General matrix: entries with real and imaginary parts uniform in [-1, 1) plus n 
 diagonal (column diagonally dominant, so partial pivoting interchanges no rows; condition \
 number near 1), generated on the host once per (n, type). Ours: `lu_inverse`, \
 `gauss_jordan_inverse` and `inverse(Auto)` (which also tests for Hermitian input and \
-estimates rcond); baseline: cuSOLVER `<t>getrf` (workspace from `<t>getrf_bufferSize`, \
+computes rcond from the inverse); baseline: cuSOLVER `<t>getrf` (workspace from `<t>getrf_bufferSize`, \
 allocated once) then `<t>getrs` with the identity as the n right-hand sides, the way CuPy and \
 PyTorch compute an inverse. \
 SPD matrix: the Hermitian part (A + Aᴴ)/2 of the general matrix (exactly symmetric or \
