@@ -1,4 +1,5 @@
-//! The CUDA backend: one context and one stream per GPU, embedded kernel modules, the
+//! The CUDA backend: one context and one stream per GPU (plus, on request, a second stream of
+//! the greatest priority for work that overlaps the first), embedded kernel modules, the
 //! reduction workspace and the scan word. Everything unsafe about CUDA lives in this module
 //! tree.
 
