@@ -738,6 +738,31 @@ mod tests {
     /// `(order of the triangle, other dimension of B)`.
     const SHAPES: &[(usize, usize)] = &[(1100, 48), (513, 70), (90, 33)];
 
+    /// A `k × k` triangle (`lower` or upper): off-diagonal entries of size up to `1/k`, diagonal
+    /// `1.5 ± 0.5` (NaN for a `unit` one), NaN in the other triangle.
+    fn triangle<T: Scalar>(k: usize, lower: bool, unit: bool, seed: u64) -> Vec<T> {
+        let nan = T::from_f64(f64::NAN);
+        let mut a: Vec<T> = random_values::<T>(k * k, seed);
+        let d = random_values::<f64>(k, seed + 7);
+        for j in 0..k {
+            for i in 0..k {
+                let e = &mut a[i + j * k];
+                *e = if i == j {
+                    if unit {
+                        nan
+                    } else {
+                        T::from_f64(1.5 + 0.5 * d[i])
+                    }
+                } else if (i > j) == lower {
+                    *e * T::from_f64(1.0 / k as f64)
+                } else {
+                    nan
+                };
+            }
+        }
+        a
+    }
+
     fn check<T: Scalar>(
         dev: &Device,
         side: cb::cublasSideMode_t,
@@ -750,26 +775,7 @@ mod tests {
         for (s, &(k, other)) in SHAPES.iter().enumerate() {
             let (m, n) = if left { (k, other) } else { (other, k) };
             let seed = 40 + s as u64;
-            let nan = T::from_f64(f64::NAN);
-            // Off-diagonal entries of size up to 1/k, diagonal 1.5 ± 0.5 (or NaN for a unit one).
-            let mut a: Vec<T> = random_values::<T>(k * k, seed);
-            let d = random_values::<f64>(k, seed + 7);
-            for j in 0..k {
-                for i in 0..k {
-                    let e = &mut a[i + j * k];
-                    *e = if i == j {
-                        if unit {
-                            nan
-                        } else {
-                            T::from_f64(1.5 + 0.5 * d[i])
-                        }
-                    } else if (i > j) == lower {
-                        *e * T::from_f64(1.0 / k as f64)
-                    } else {
-                        nan
-                    };
-                }
-            }
+            let a = triangle::<T>(k, lower, unit, seed);
             let b: Vec<T> = random_values::<T>(m * n, seed + 3);
             let alpha = T::from_f64(-1.25);
             let ad = DeviceMatrix::from_col_major(dev, k, k, k, a.clone()).unwrap();
@@ -853,25 +859,7 @@ mod tests {
         let lower = uplo == LOWER;
         for (s, &(k, n)) in SHAPES.iter().enumerate() {
             let seed = 60 + s as u64;
-            let nan = T::from_f64(f64::NAN);
-            let mut a: Vec<T> = random_values::<T>(k * k, seed);
-            let d = random_values::<f64>(k, seed + 7);
-            for j in 0..k {
-                for i in 0..k {
-                    let e = &mut a[i + j * k];
-                    *e = if i == j {
-                        if unit {
-                            nan
-                        } else {
-                            T::from_f64(1.5 + 0.5 * d[i])
-                        }
-                    } else if (i > j) == lower {
-                        *e * T::from_f64(1.0 / k as f64)
-                    } else {
-                        nan
-                    };
-                }
-            }
+            let a = triangle::<T>(k, lower, unit, seed);
             let b: Vec<T> = random_values::<T>(k * n, seed + 3);
             let alpha = T::from_f64(0.75);
             let ad = DeviceMatrix::from_col_major(dev, k, k, k, a.clone()).unwrap();

@@ -730,17 +730,38 @@ pub(crate) const PANEL_MIN_ROWS: usize = 16;
 /// 1.1 % of the fastest (66) at n = 16000.
 pub(crate) const PANEL_MAX_BLOCKS: usize = 48;
 
+/// The device attribute `a` of `dev`.
+fn device_attr(
+    op: &'static str,
+    dev: &Device,
+    a: cudarc::driver::sys::CUdevice_attribute,
+) -> Result<i32> {
+    let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
+    Ok(ctx.attribute(a).map_err(|e| driver_error(op, e))?)
+}
+
 /// Multiprocessors of `dev`, or `None` where it cannot launch cooperative grids.
 pub(crate) fn cooperative_sms(op: &'static str, dev: &Device) -> Result<Option<usize>> {
-    let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
     use cudarc::driver::sys::CUdevice_attribute as A;
-    let coop = ctx
-        .attribute(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
-        .map_err(|e| driver_error(op, e))?;
-    let sms = ctx
-        .attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-        .map_err(|e| driver_error(op, e))?;
+    let coop = device_attr(op, dev, A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)?;
+    let sms = device_attr(op, dev, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     Ok((coop != 0 && sms > 0).then_some(sms as usize))
+}
+
+/// `f`'s static shared memory and the dynamic shared memory a launch of it may ask for (the
+/// device's opt-in maximum less the static part), in bytes.
+fn shared_limits(
+    op: &'static str,
+    dev: &Device,
+    f: &cudarc::driver::CudaFunction,
+) -> Result<(usize, usize)> {
+    use cudarc::driver::sys::CUfunction_attribute as F;
+    let static_smem = f
+        .get_attribute(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        .map_err(|e| driver_error(op, e))?
+        .max(0) as usize;
+    let optin = max_shared_bytes(dev).unwrap_or(48 * 1024);
+    Ok((static_smem, optin.saturating_sub(static_smem)))
 }
 
 /// Device scratch of `getrf_panel` for grids of up to `max_blocks` blocks (one per
@@ -808,13 +829,7 @@ fn panel_fit<T: Scalar>(
     sms: usize,
     request: Option<usize>,
 ) -> Result<Option<PanelGrid>> {
-    use cudarc::driver::sys::CUfunction_attribute as F;
-    let static_smem = f
-        .get_attribute(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-        .map_err(|e| driver_error(op, e))?
-        .max(0) as usize;
-    let optin = max_shared_bytes(dev).unwrap_or(48 * 1024);
-    let max_dynamic = optin.saturating_sub(static_smem);
+    let (static_smem, max_dynamic) = shared_limits(op, dev, f)?;
     // The default count grows past PANEL_MAX_BLOCKS where a block's rows would not fit.
     let request = request.or_else(|| {
         let rows_fit = (max_dynamic / std::mem::size_of::<T>()).saturating_sub(kb) / kb.max(1);
@@ -960,19 +975,15 @@ fn cluster_variant() -> (u32, i32) {
     let v = CLUSTER_VARIANT.load(std::sync::atomic::Ordering::Relaxed);
     (v >> 1, (v & 1) as i32)
 }
+
 /// Most blocks of a `getrf_panel_cl` cluster: 16, the largest (non-portable) cluster of sm_90.
 pub(crate) const CLUSTER_MAX_BLOCKS: usize = 16;
 
 /// Whether `dev` launches thread block clusters (compute capability 9.0 or later).
 pub(crate) fn cluster_capable(op: &'static str, dev: &Device) -> Result<bool> {
-    let ctx = interop::cuda_context(dev).ok_or_else(|| super::not_cuda(op))?;
     use cudarc::driver::sys::CUdevice_attribute as A;
-    let major = ctx
-        .attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-        .map_err(|e| driver_error(op, e))?;
-    let cluster = ctx
-        .attribute(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
-        .map_err(|e| driver_error(op, e))?;
+    let major = device_attr(op, dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let cluster = device_attr(op, dev, A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)?;
     Ok(major >= 9 && cluster != 0)
 }
 
@@ -995,13 +1006,7 @@ fn cluster_fit<T: Scalar>(
     let rows = m.div_ceil(blocks);
     let smem = (rows * kb + 5 * kb) * std::mem::size_of::<T>()
         + 2 * CLUSTER_MAX_BLOCKS * (std::mem::size_of::<T::Real>() + std::mem::size_of::<i32>());
-    let static_smem = f
-        .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-        .map_err(|e| driver_error(op, e))?
-        .max(0) as usize;
-    let max_dynamic = max_shared_bytes(dev)
-        .unwrap_or(48 * 1024)
-        .saturating_sub(static_smem);
+    let (_, max_dynamic) = shared_limits(op, dev, f)?;
     if smem > max_dynamic {
         return Ok(None);
     }
