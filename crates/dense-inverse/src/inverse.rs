@@ -1,5 +1,5 @@
-//! One entry point for the inverse: pick a method, report the condition estimate with the
-//! result.
+//! One entry point for the inverse: pick a method, report the reciprocal condition number of
+//! the computed inverse with the result.
 
 use crate::bordering::{self, Bordering};
 use crate::check::{self, Backend};
