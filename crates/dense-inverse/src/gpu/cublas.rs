@@ -431,44 +431,26 @@ pub(crate) fn trsm_rec_left_t<T: Scalar>(
     if m <= TRSM_LEAF || n == 0 {
         return trsm(op, dev, LEFT, uplo, trans, diag, (m, n), alpha, a, b);
     }
-    let k1 = (m / 2).div_ceil(64) * 64;
-    let k2 = m - k1;
-    let (a11, a22) = (a.at(0, 0, k1, k1), a.at(k1, k1, k2, k2));
-    let (b1, b2) = (b.at(0, 0, k1, n), b.at(k1, 0, k2, n));
-    let solve = |alpha, t: Dense<T>, x: Dense<T>| {
+    // op(A) is the other triangle, so it maps the halves the other way round than A does.
+    let (dst, src, off) = split(true, uplo == LOWER, m, a, b.at(0, 0, m, n));
+    let solve = |alpha, (t, x): Half<T>| {
         trsm_rec_left_t(op, dev, uplo, trans, diag, (x.rows, n), alpha, t, x)
     };
-    if uplo == LOWER {
-        solve(alpha, a22, b2)?;
-        gemm(
-            op,
-            dev,
-            trans,
-            OP_N,
-            (k1, n, k2),
-            -T::one(),
-            a.at(k1, 0, k2, k1),
-            b2,
-            alpha,
-            b1,
-        )?;
-        solve(T::one(), a11, b1)
-    } else {
-        solve(alpha, a11, b1)?;
-        gemm(
-            op,
-            dev,
-            trans,
-            OP_N,
-            (k2, n, k1),
-            -T::one(),
-            a.at(0, k1, k1, k2),
-            b1,
-            alpha,
-            b2,
-        )?;
-        solve(T::one(), a22, b2)
-    }
+    solve(alpha, src)?;
+    let (s, d) = (src.1, dst.1);
+    gemm(
+        op,
+        dev,
+        trans,
+        OP_N,
+        (d.rows, n, s.rows),
+        -T::one(),
+        off,
+        s,
+        alpha,
+        d,
+    )?;
+    solve(T::one(), dst)
 }
 
 /// `B ← α·op(A)·B` (left) or `B ← α·B·op(A)` (right) in place (cuBLAS's `C` is `B`).
@@ -570,7 +552,7 @@ pub(crate) fn trmm_rec<T: Scalar>(
 /// A diagonal block of a triangle and the part of `B` it acts on.
 type Half<T> = (Dense<T>, Dense<T>);
 
-/// The split of [`trsm_rec`] and [`trmm_rec`]: the triangle `a` of order `k` (`B = b`, on its
+/// The split of [`trsm_rec`], [`trsm_rec_left_t`] and [`trmm_rec`]: the triangle `a` of order `k` (`B = b`, on its
 /// left or right) at `k₁` (half of `k`, rounded up to a multiple of 64) into its diagonal blocks
 /// with the matching halves of `B`, returned as `(src, dst, off)`: `off` is the off-diagonal
 /// block, which maps the half `src` into the half `dst` (`A·X`: `dst += off·src`; `X·A`:
@@ -763,6 +745,21 @@ mod tests {
         a
     }
 
+    /// The largest modulus in the result `x` (asserted finite) and the infinity norm of the
+    /// `k × k` triangle given entrywise by `tri`.
+    fn norms<T: Scalar>(x: &[C64], k: usize, tri: impl Fn(usize, usize) -> C64) -> (f64, f64) {
+        let xmax = x.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        assert!(
+            xmax.is_finite(),
+            "{}: non-finite result (k = {k})",
+            T::PREFIX
+        );
+        let tnorm = (0..k)
+            .map(|i| (0..k).map(|j| tri(i, j).norm()).sum::<f64>())
+            .fold(0.0, f64::max);
+        (xmax, tnorm)
+    }
+
     fn check<T: Scalar>(
         dev: &Device,
         side: cb::cublasSideMode_t,
@@ -802,15 +799,7 @@ mod tests {
                     C64::new(0.0, 0.0)
                 }
             };
-            let xmax = x.iter().map(|v| v.norm()).fold(0.0, f64::max);
-            assert!(
-                xmax.is_finite(),
-                "{}: non-finite result (k = {k})",
-                T::PREFIX
-            );
-            let tnorm = (0..k)
-                .map(|i| (0..k).map(|j| tri(i, j).norm()).sum::<f64>())
-                .fold(0.0, f64::max);
+            let (xmax, tnorm) = norms::<T>(&x, k, tri);
             let eps = T::epsilon().to_c64().re;
             let al = alpha.to_c64();
             // Row-major like x: b_rm[i * n + j] = B(i, j).
@@ -890,15 +879,7 @@ mod tests {
                     v
                 }
             };
-            let xmax = x.iter().map(|v| v.norm()).fold(0.0, f64::max);
-            assert!(
-                xmax.is_finite(),
-                "{}: non-finite result (k = {k})",
-                T::PREFIX
-            );
-            let tnorm = (0..k)
-                .map(|i| (0..k).map(|p| opa(i, p).norm()).sum::<f64>())
-                .fold(0.0, f64::max);
+            let (xmax, tnorm) = norms::<T>(&x, k, opa);
             let eps = T::epsilon().to_c64().re;
             let al = alpha.to_c64();
             let tol = 16.0 * k as f64 * eps * tnorm * xmax;

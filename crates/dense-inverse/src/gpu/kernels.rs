@@ -712,7 +712,7 @@ pub(crate) fn bord_leaf<T: Scalar>(
 }
 
 /// A driver call's failure as [`Error::Cuda`].
-fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
+pub(crate) fn driver_error(op: &'static str, e: impl std::fmt::Debug) -> Error {
     Error::Cuda {
         op,
         message: format!("{e:?}"),
