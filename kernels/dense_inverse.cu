@@ -863,13 +863,14 @@ __device__ __forceinline__ void panel_publish(const T* S, int rows, int kb, int 
 // finish() keeps a block's published items readable until every block is done with them.
 template <class T> struct PanelGrid {
     typedef typename Real<T>::type R;
+    static constexpr bool DEFER = false;
     R* part_v;
     int* part_i;
     T* rowbuf;
     unsigned* bar;
     int kb;
     __device__ i64 pub_len() const { return (i64)(gridDim.x + 1) * kb; }
-    __device__ void barrier() const { grid_barrier(bar); }
+    __device__ void barrier(int) const { grid_barrier(bar); }
     __device__ void publish(int par, const T* S, int rows, int r0, int r1, int j, R bv, int bi) const {
         const int G = gridDim.x;
         panel_publish(S, rows, kb, r0, r1, j, bv, bi, part_v + par * G, part_i + par * G, rowbuf + par * pub_len());
@@ -895,6 +896,7 @@ template <class T> struct PanelGrid {
 // and a relaxed arrival, instead of a release arrival by every thread.
 template <class T> struct PanelCluster {
     typedef typename Real<T>::type R;
+    static constexpr bool DEFER = false;
     T* rows2;  // [par][cand | row j][kb]
     R* inv;    // [par][CLUSTER_MAX]
     int* ini;  // [par][CLUSTER_MAX]
@@ -906,7 +908,7 @@ template <class T> struct PanelCluster {
         asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(p), "r"(q));
         return reinterpret_cast<U*>(out);
     }
-    __device__ void barrier() const {
+    __device__ void barrier(int = 0) const {
         if (light) {
             __syncthreads();
             if (threadIdx.x == 0) asm volatile("fence.acq_rel.cluster;" ::: "memory");
@@ -943,11 +945,150 @@ template <class T> struct PanelCluster {
     __device__ void start() const { barrier(); }
     __device__ void finish() const { barrier(); }
 };
+
+// PanelPush: the cluster exchange without any barrier or remote load per column. Each block
+// pushes what it publishes for a column into every block's shared memory with st.async
+// (16-byte chunks over distributed shared memory), whose completion counts bytes on the
+// receiving block's mbarrier for the column's parity: its argmax partial, its candidate row
+// (kb elements) and, from the block holding row j, row j. A block waits until its mbarrier has
+// received every block's items (G partials and candidate rows, one row j); then the pivot
+// search, the pivot row and row j read only its own shared memory. The wait (try_wait with
+// acquire at cluster scope) pairs with the release of st.async's completion, so no fence is
+// needed. Per parity the box holds 16 partial slots of 16 bytes, then 16 candidate rows and row
+// j, each `pitch` bytes (kb elements rounded up to 16 bytes). A block pushes a column's items
+// only after every block's items of the previous column reached it, and every block read its
+// box of that parity two columns back before it pushed the previous column's items, so a box is
+// never written while it is read.
+template <class T> struct PanelPush {
+    typedef typename Real<T>::type R;
+    static constexpr bool DEFER = true;
+    static constexpr int CLUSTER_MAX = 16;
+    static constexpr int EPC = 16 / (int)sizeof(T);  // elements per 16-byte chunk
+    unsigned char* box;        // [2][box_bytes]
+    unsigned long long* mbar;  // [2]
+    int kb;
+    int pitch;      // bytes per row in the box
+    int box_bytes;  // 16 * CLUSTER_MAX + (CLUSTER_MAX + 1) * pitch
+    __device__ static unsigned smem_u32(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+    __device__ static unsigned remote(unsigned a, int q) {
+        unsigned out;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(a), "r"(q));
+        return out;
+    }
+    __device__ T* row_slot(int par, int q) const {
+        return reinterpret_cast<T*>(box + (i64)par * box_bytes + 16 * CLUSTER_MAX + (i64)q * pitch);
+    }
+    // Chunk u of local row r of S (zeros past kb, or everywhere when r < 0: no candidate).
+    __device__ uint4 row_chunk(const T* S, int rows, int r, int u) const {
+        union {
+            uint4 v;
+            T e[EPC];
+        } out;
+        out.v = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (int x = 0; x < EPC; ++x) {
+            const int c = u * EPC + x;
+            if (r >= 0 && c < kb) out.e[x] = S[r + (i64)c * rows];
+        }
+        return out.v;
+    }
+    __device__ void start() const {
+        if (threadIdx.x == 0) {
+            for (int b = 0; b < 2; ++b)
+                asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(mbar + b)) : "memory");
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        }
+        // Every block's mbarriers are initialized before any block pushes into it.
+        asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    }
+    // Column c's items: thread 0 arms the parity's mbarrier with the bytes to come (its only
+    // arrival of the phase); every thread waits for the phase, (c >> 1) & 1, to complete.
+    __device__ void barrier(int c) const {
+        const unsigned mb = smem_u32(mbar + (c & 1));
+        const unsigned bytes = gridDim.x * (16u + pitch) + pitch;
+        if (threadIdx.x == 0)
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb), "r"(bytes) : "memory");
+        const unsigned parity = (c >> 1) & 1;
+        unsigned done;
+        do {
+            asm volatile(
+                "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                "selp.u32 %0, 1, 0, p;\n\t}"
+                : "=r"(done)
+                : "r"(mb), "r"(parity)
+                : "memory");
+        } while (!done);
+    }
+    // Warp w pushes to blocks w, w + warps, ...: the partial, the candidate row and row j.
+    __device__ void publish(int par, const T* S, int rows, int r0, int r1, int j, R bv, int bi) const {
+        const int G = gridDim.x, b = blockIdx.x;
+        const bool has_j = j >= r0 && j < r1;
+        const int cw = pitch >> 4;
+        const int items = 1 + cw + (has_j ? cw : 0);
+        const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+        const unsigned base = smem_u32(box + (i64)par * box_bytes), mb = smem_u32(mbar + par);
+        const int cand = bi == ROW_NONE ? -1 : bi - r0;
+        for (int q = warp; q < G; q += nw) {
+            const unsigned rbase = remote(base, q), rmb = remote(mb, q);
+            for (int u = lane; u < items; u += 32) {
+                uint4 v;
+                unsigned dst;
+                if (u == 0) {
+                    union {
+                        uint4 v;
+                        struct {
+                            R r;
+                            int i;
+                        } s;
+                    } pk;
+                    pk.v = make_uint4(0u, 0u, 0u, 0u);
+                    pk.s.r = bv;
+                    pk.s.i = bi;
+                    v = pk.v;
+                    dst = rbase + 16u * b;
+                } else if (u <= cw) {
+                    v = row_chunk(S, rows, cand, u - 1);
+                    dst = rbase + 16u * CLUSTER_MAX + (unsigned)b * pitch + 16u * (u - 1);
+                } else {
+                    v = row_chunk(S, rows, j - r0, u - 1 - cw);
+                    dst = rbase + 16u * CLUSTER_MAX + (unsigned)CLUSTER_MAX * pitch + 16u * (u - 1 - cw);
+                }
+                asm volatile(
+                    "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(dst),
+                    "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "r"(rmb)
+                    : "memory");
+            }
+        }
+    }
+    __device__ void partial(int par, int q, R& v, int& i) const {
+        const unsigned char* at = box + (i64)par * box_bytes + 16 * q;
+        v = *reinterpret_cast<const R*>(at);
+        i = *reinterpret_cast<const int*>(at + sizeof(R));
+    }
+    __device__ const T* cand(int par, int q) const { return row_slot(par, q); }
+    __device__ const T* jrow(int par, int) const { return row_slot(par, CLUSTER_MAX); }
+    __device__ T load(const T* p) const { return *p; }
+    // No block leaves while another may still address it (none does after its last wait, but
+    // one cluster barrier per panel keeps that independent of the pushes' bookkeeping).
+    __device__ void finish() const {
+        asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    }
+};
 #endif
+
+// The block of getrf_panel holding row k + x of a panel spread `rows` per block: x / rows by a
+// float reciprocal (rrows = 1 / rows) and one correction step, instead of an integer division
+// on each column's critical path (x < 2^24, so the float product is off by less than one).
+__device__ __forceinline__ int owner_of(int x, int rows, float rrows) {
+    int q = __float2int_rz((float)x * rrows);
+    if (q * rows > x) --q;
+    else if ((q + 1) * rows <= x) ++q;
+    return q;
+}
 
 template <class T, class C>
 __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, C comm, T* S,
-                                 T* prow) {
+                                 T* prow_at) {
     typedef typename Real<T>::type R;
     __shared__ R red_v[32];
     __shared__ int red_i[32];
@@ -957,7 +1098,9 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
     const int r0 = k + b * rows;
     const int r1 = min(n, r0 + rows);
     const int nr = max(0, r1 - r0);  // blocks past the end hold no rows
-    // S: nr x kb used, leading dimension rows; prow: the pivot row, kb entries.
+    const float rrows = 1.0f / (float)rows;
+    // S: nr x kb used, leading dimension rows; prow_at: the pivot row, kb entries (two for
+    // C::DEFER).
     for (int e = tid; e < nr * kb; e += bd) {
         const int r = e % nr, c = e / nr;
         S[r + c * rows] = a[at(r0 + r, k + c, ld)];
@@ -971,7 +1114,11 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
     comm.publish(0, S, rows, r0, r1, k, bv, bi);
     for (int c = 0; c < kb; ++c) {
         const int j = k + c, par = c & 1;
-        comm.barrier();
+        // The pivot row; two of them by parity where the update runs after the publication
+        // (a thread still updating by column c's pivot row while another has passed the next
+        // column's wait and stores the next one).
+        T* const prow = prow_at + (C::DEFER ? par * kb : 0);
+        comm.barrier(c);
         // The pivot: every warp reduces all partials itself (no block synchronization), and
         // every warp of every block finds the same (p, value).
         R gv = -1;
@@ -990,8 +1137,8 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
             if (zero_piv && *info == 0) *info = j + 1;
         }
         // Row p as published by its owner (row j itself when p == j), and row j's copy.
-        const T* jrow = comm.jrow(par, (j - k) / rows);
-        const T* prow_g = p == j ? jrow : comm.cand(par, (p - k) / rows);
+        const T* jrow = comm.jrow(par, owner_of(j - k, rows, rrows));
+        const T* prow_g = p == j ? jrow : comm.cand(par, owner_of(p - k, rows, rrows));
         const bool swap = p != j;
         const bool has_j = swap && j >= r0 && j < r1, has_p = swap && p >= r0 && p < r1;
         for (int cc = tid; cc < kb; cc += bd) {
@@ -1007,6 +1154,68 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
         const int w = kb - c - 1;
         bv = -1;
         bi = ROW_NONE;
+        if (C::DEFER && 5 * cnt >= bd) {
+            // Row-wise, with the bulk of the update after the publication: a thread per row
+            // scales its multiplier and updates column c + 1 only; the block's candidate row and
+            // row j + 1 (the rows this block publishes) get their later columns from a thread
+            // per (row, column); the publication goes out; then every other row's later columns,
+            // while the items travel (the next column's interchange touches only published
+            // rows). The same operations on each element as below, so the same bits.
+            const T rcp = zero_piv ? one_t<T>() : div_s(one_t<T>(), prow[c]);
+            for (int r = lo + tid; r < nr; r += bd) {
+                T l = S[r + c * rows];
+                if (!zero_piv) {
+                    l = mul(l, rcp);
+                    S[r + c * rows] = l;
+                }
+                if (w > 0) {
+                    T v = S[r + (i64)(c + 1) * rows];
+                    if (!zero_piv) {
+                        v = madd(neg(l), prow[c + 1], v);
+                        S[r + (i64)(c + 1) * rows] = v;
+                    }
+                    better(bv, bi, abs1(v), r0 + r);
+                }
+            }
+            if (w == 0) break;
+            block_argmax_all(bv, bi, red_v, red_i);
+            const int jn = j + 1;
+            const int lc = bi == ROW_NONE ? -1 : bi - r0;
+            const int lj = jn >= r0 && jn < r1 && jn != bi ? jn - r0 : -1;
+            const int w2 = w - 1;
+            if (!zero_piv && w2 > 0) {
+                for (int e = tid; e < 2 * w2; e += bd) {
+                    const int rl = e < w2 ? lc : lj;
+                    if (rl < 0) continue;
+                    const int cc = c + 2 + (e < w2 ? e : e - w2);
+                    S[rl + (i64)cc * rows] = madd(neg(S[rl + (i64)c * rows]), prow[cc], S[rl + (i64)cc * rows]);
+                }
+            }
+            __syncthreads();
+            comm.publish(par ^ 1, S, rows, r0, r1, jn, bv, bi);
+            if (!zero_piv && w2 > 0) {
+                for (int r = lo + tid; r < nr; r += bd) {
+                    if (r == lc || r == lj) continue;
+                    const T nl = neg(S[r + c * rows]);
+                    T* row = S + r + (i64)(c + 2) * rows;
+                    constexpr int U = 4;
+                    for (int t = 0; t < w2; t += U) {
+                        T v[U];
+#pragma unroll
+                        for (int u = 0; u < U; ++u)
+                            if (t + u < w2) v[u] = row[(i64)(t + u) * rows];
+#pragma unroll
+                        for (int u = 0; u < U; ++u) {
+                            if (t + u < w2) {
+                                v[u] = madd(nl, prow[c + 2 + t + u], v[u]);
+                                row[(i64)(t + u) * rows] = v[u];
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
         if (5 * cnt >= bd) {
             // At least a fifth as many rows as threads: a thread per row scales its multiplier
             // and updates its row's later columns (four loaded before any is updated), with no
@@ -1131,6 +1340,28 @@ __device__ void getrf_panel_cl(T* a, i64 ld, int n, int k, int kb, int* ipiv, in
 #endif
 }
 
+// getrf_panel_push: getrf_panel_cl with PanelPush's exchange (st.async pushes counted on
+// mbarriers, no cluster barrier per column). Dynamic shared memory: the rows and two pivot rows,
+// then (from the next multiple of 16 bytes) the two boxes and the two mbarriers; the host
+// passes pitch (kb elements rounded up to 16 bytes). Needs sm_90; elsewhere it traps.
+template <class T>
+__device__ void getrf_panel_push(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, int pitch) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* S = reinterpret_cast<T*>(smem_raw);
+    const int rows = (n - k + gridDim.x - 1) / gridDim.x;
+    T* prow = S + (i64)rows * kb;  // two pivot rows, by parity
+    const i64 head = (((i64)rows * kb + 2 * kb) * (i64)sizeof(T) + 15) / 16 * 16;
+    const int box_bytes = 16 * PanelPush<T>::CLUSTER_MAX + (PanelPush<T>::CLUSTER_MAX + 1) * pitch;
+    unsigned char* box = smem_raw + head;
+    unsigned long long* mbar = reinterpret_cast<unsigned long long*>(box + 2 * (i64)box_bytes);
+    const PanelPush<T> comm{box, mbar, kb, pitch, box_bytes};
+    getrf_panel_body<T>(a, ld, n, k, kb, ipiv, info, comm, S, prow);
+#else
+    __trap();
+#endif
+}
+
 // ---------------------------------------------------------------------------------------------
 // Instantiations: extern "C" <op>_<prefix>.
 
@@ -1147,6 +1378,10 @@ __device__ void getrf_panel_cl(T* a, i64 ld, int n, int k, int kb, int* ipiv, in
     extern "C" __global__ void __launch_bounds__(512, 1)                                                     \
         getrf_panel_cl_##P(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, int light) {           \
         getrf_panel_cl<T>(a, ld, n, k, kb, ipiv, info, light);                                               \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(512, 1)                                                     \
+        getrf_panel_push_##P(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, int pitch) {         \
+        getrf_panel_push<T>(a, ld, n, k, kb, ipiv, info, pitch);                                             \
     }                                                                                                        \
     extern "C" __global__ void getrf_update_##P(T* a, i64 ld, int n, int j, int kend) {                      \
         getrf_update<T>(a, ld, n, j, kend);                                                                  \

@@ -663,6 +663,32 @@ fn block<T: CusolverInv>(
             }
             (f, i) => eprintln!("  without lookahead: {f:?} {i:?}"),
         }
+        // The cluster panels pulling their items after a cluster barrier (the light one)
+        // instead of pushing them, and tall panels not split into 32-column halves.
+        type Toggle = (&'static str, fn(bool));
+        let variants: [Toggle; 2] = [
+            ("with the pulling cluster panel (light barrier)", |on| {
+                let sync = if on {
+                    dense_inverse::PanelSync::Light
+                } else {
+                    dense_inverse::PanelSync::Push
+                };
+                dense_inverse::set_panel_cluster_variant(512, sync)
+            }),
+            ("without splitting tall panels", |on| {
+                dense_inverse::set_panel_split(!on)
+            }),
+        ];
+        for (label, set) in variants {
+            set(true);
+            let f = measure_new(cx, || dense_inverse::lu_factor(orig));
+            let i = measure_new(cx, || dense_inverse::lu_inverse(orig));
+            set(false);
+            match (f, i) {
+                (Ok(f), Ok(i)) => eprintln!("  {label}: lu_factor {f:.3} ms, lu_inverse {i:.3} ms"),
+                (f, i) => eprintln!("  {label}: {f:?} {i:?}"),
+            }
+        }
     }
     Ok(())
 }

@@ -265,19 +265,27 @@ fn case<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) -> Re
     }
     // One level with the built-in rule, panels in one thread block cluster where they fit
     // (log only: the table's rows are cooperative launches).
-    for (threads, light) in [(512, false), (256, false), (512, true), (256, true)] {
-        dense_inverse::set_panel_cluster_variant(threads, light);
+    use dense_inverse::PanelSync;
+    for (threads, sync) in [
+        (512, PanelSync::Release),
+        (256, PanelSync::Release),
+        (512, PanelSync::Light),
+        (256, PanelSync::Light),
+        (512, PanelSync::Push),
+        (256, PanelSync::Push),
+    ] {
+        dense_inverse::set_panel_cluster_variant(threads, sync);
         set_lu_outer_block(Some(64));
         let ms = inverse::measure_new(cx, || dense_inverse::lu_factor(&orig));
         set_lu_outer_block(None);
         match ms {
             Ok(ms) => eprintln!(
-                "panel-tune {ty} n={n} cluster panels threads={threads} light={light} lu_factor_ms={ms:.3}"
+                "panel-tune {ty} n={n} cluster panels threads={threads} sync={sync:?} lu_factor_ms={ms:.3}"
             ),
             Err(err) => eprintln!("panel-tune {ty} n={n} cluster panels: {err}"),
         }
     }
-    dense_inverse::set_panel_cluster_variant(512, true);
+    dense_inverse::set_panel_cluster_variant(512, PanelSync::Push);
     let Some(blocks) = default else {
         return Ok(());
     };

@@ -958,25 +958,49 @@ pub(crate) fn getrf_panel<T: Scalar>(
     Ok(Some(blocks))
 }
 
-/// Threads per block of `getrf_panel_cl` and its barrier variant (bit 0: light), as
-/// `threads << 1 | light` (see [`set_cluster_variant`]).
+/// Threads per block of the cluster panel and how its blocks wait for each column's items
+/// (`threads << 2 | sync`, sync as in [`PanelSync`]'s order; see [`set_cluster_variant`]).
 static CLUSTER_VARIANT: std::sync::atomic::AtomicU32 =
-    std::sync::atomic::AtomicU32::new(512 << 1 | 1);
+    std::sync::atomic::AtomicU32::new(512 << 2 | 2);
 
-/// Sets the threads per block (256 or 512) of `getrf_panel_cl` and whether its barrier is the
-/// light one (the block's barrier, one fence and a relaxed cluster arrival) or a release
-/// arrival by every thread. For tuning.
-pub(crate) fn set_cluster_variant(threads: u32, light: bool) {
+/// How the blocks of an LU panel factored in one thread block cluster exchange each column's
+/// pivot candidates and wait for each other (for tuning comparisons; all give the same
+/// pivots and factors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PanelSync {
+    /// `getrf_panel_cl`: items published in the block's own shared memory, read by the others
+    /// over distributed shared memory after a cluster barrier whose arrival every thread
+    /// makes with release semantics.
+    Release,
+    /// `getrf_panel_cl` with the light barrier: the block's barrier, one cluster-scope fence by
+    /// one thread and a relaxed cluster arrival.
+    Light,
+    /// `getrf_panel_push` (the default): every block pushes its items into every block's
+    /// shared memory with asynchronous stores counted on the receiver's mbarrier, and waits
+    /// only on its own mbarrier; no cluster barrier per column. Where its larger shared memory
+    /// does not fit, `Light` runs instead.
+    Push,
+}
+
+/// Sets the threads per block (256 or 512) of the cluster panel and how its blocks wait for
+/// each other. For tuning.
+pub(crate) fn set_cluster_variant(threads: u32, sync: PanelSync) {
     let t = if threads == 256 { 256 } else { 512 };
-    CLUSTER_VARIANT.store(t << 1 | light as u32, std::sync::atomic::Ordering::Relaxed);
+    let s = match sync {
+        PanelSync::Release => 0,
+        PanelSync::Light => 1,
+        PanelSync::Push => 2,
+    };
+    CLUSTER_VARIANT.store(t << 2 | s, std::sync::atomic::Ordering::Relaxed);
 }
 
-fn cluster_variant() -> (u32, i32) {
+/// Threads per block and the sync (0 release, 1 light, 2 push) of the cluster panel.
+fn cluster_variant() -> (u32, u32) {
     let v = CLUSTER_VARIANT.load(std::sync::atomic::Ordering::Relaxed);
-    (v >> 1, (v & 1) as i32)
+    (v >> 2, v & 3)
 }
 
-/// Most blocks of a `getrf_panel_cl` cluster: 16, the largest (non-portable) cluster of sm_90.
+/// Most blocks of a cluster panel: 16, the largest (non-portable) cluster of sm_90.
 pub(crate) const CLUSTER_MAX_BLOCKS: usize = 16;
 
 /// Whether `dev` launches thread block clusters (compute capability 9.0 or later).
@@ -987,25 +1011,95 @@ pub(crate) fn cluster_capable(op: &'static str, dev: &Device) -> Result<bool> {
     Ok(major >= 9 && cluster != 0)
 }
 
-/// The launch of `getrf_panel_cl` for a panel of `m ≥ 1` rows and `kb` columns of `T`: one
-/// cluster of `min(16, ⌈m / 16⌉)` blocks, each with `⌈m / blocks⌉` rows of all `kb` columns, the
-/// pivot row and its published items (`4·kb` elements and an inbox of `2·16` partials) in dynamic shared
-/// memory. `None` where `dev` launches no clusters, the rows do not fit a block's shared
-/// memory, or the driver cannot place such a cluster.
+/// A cluster panel launch: the function, its grid and dynamic shared memory, and its last
+/// parameter (`light` for `getrf_panel_cl`, the box row pitch in bytes for
+/// `getrf_panel_push`).
+struct ClusterLaunch {
+    f: cudarc::driver::CudaFunction,
+    grid: PanelGrid,
+    last: i32,
+}
+
+/// The launch of the cluster panel for a panel of `m ≥ 1` rows and `kb` columns of `T`: one
+/// cluster of `min(16, ⌈m / 16⌉)` blocks, each with `⌈m / blocks⌉` rows of all `kb` columns and
+/// the pivot row in dynamic shared memory, plus for `getrf_panel_cl` its published items (`4·kb`
+/// elements and an inbox of `2·16` partials), for `getrf_panel_push` a second pivot row, two boxes of `16` partial
+/// slots of 16 bytes and `17` rows of `pitch = ⌈kb·size / 16⌉·16` bytes, and two mbarriers. The
+/// push kernel where the variant asks for it, the cluster has at least two blocks and it fits,
+/// else `getrf_panel_cl`; `None` where
+/// `dev` launches no clusters, the rows do not fit a block's shared memory, or the driver
+/// cannot place such a cluster.
 fn cluster_fit<T: Scalar>(
     op: &'static str,
     dev: &Device,
-    f: &cudarc::driver::CudaFunction,
     (m, kb): (usize, usize),
-) -> Result<Option<PanelGrid>> {
-    use cudarc::driver::sys;
+) -> Result<Option<ClusterLaunch>> {
     if !cluster_capable(op, dev)? {
         return Ok(None);
     }
-    let blocks = CLUSTER_MAX_BLOCKS.min(m.div_ceil(PANEL_MIN_ROWS)).max(1);
+    let blocks = cluster_blocks(m);
     let rows = m.div_ceil(blocks);
-    let smem = (rows * kb + 5 * kb) * std::mem::size_of::<T>()
+    let size = std::mem::size_of::<T>();
+    let (_, sync) = cluster_variant();
+    // A cluster of one block is no cluster for st.async's shared::cluster addressing.
+    if sync == 2 && blocks >= 2 {
+        let (smem, pitch) = push_smem::<T>(m, kb);
+        let f = func(op, dev, &kernel_name::<T>("getrf_panel_push"))?;
+        if let Some(grid) = cluster_place(op, dev, &f, blocks, smem)? {
+            let last = i32_of(op, pitch)?;
+            return Ok(Some(ClusterLaunch { f, grid, last }));
+        }
+    }
+    let smem = (rows * kb + 5 * kb) * size
         + 2 * CLUSTER_MAX_BLOCKS * (std::mem::size_of::<T::Real>() + std::mem::size_of::<i32>());
+    let f = func(op, dev, &kernel_name::<T>("getrf_panel_cl"))?;
+    let last = i32::from(sync != 0);
+    Ok(cluster_place(op, dev, &f, blocks, smem)?.map(|grid| ClusterLaunch { f, grid, last }))
+}
+
+/// Blocks of the cluster panel for `m ≥ 1` rows: `min(16, ⌈m / 16⌉)`.
+fn cluster_blocks(m: usize) -> usize {
+    CLUSTER_MAX_BLOCKS.min(m.div_ceil(PANEL_MIN_ROWS)).max(1)
+}
+
+/// Dynamic shared memory of `getrf_panel_push` for `m` rows and `kb` columns of `T`, and the
+/// box row pitch: the rows and two pivot rows (rounded up to 16 bytes), two boxes and two
+/// mbarriers.
+fn push_smem<T: Scalar>(m: usize, kb: usize) -> (usize, usize) {
+    let size = std::mem::size_of::<T>();
+    let rows = m.div_ceil(cluster_blocks(m));
+    let pitch = (kb * size).div_ceil(16) * 16;
+    let head = ((rows * kb + 2 * kb) * size).div_ceil(16) * 16;
+    let boxes = 2 * (16 * CLUSTER_MAX_BLOCKS + (CLUSTER_MAX_BLOCKS + 1) * pitch);
+    (head + boxes + 16, pitch)
+}
+
+/// Whether a panel of `m` rows and `kb` columns of `T` fits `getrf_panel_push`'s shared memory
+/// on `dev`, with the push variant chosen (where it does not, the panel runs elsewhere).
+pub(crate) fn push_fits<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    (m, kb): (usize, usize),
+) -> Result<bool> {
+    if cluster_blocks(m) < 2 || kb == 0 || cluster_variant().1 != 2 || !cluster_capable(op, dev)? {
+        return Ok(false);
+    }
+    let f = func(op, dev, &kernel_name::<T>("getrf_panel_push"))?;
+    let (_, max_dynamic) = shared_limits(op, dev, &f)?;
+    Ok(push_smem::<T>(m, kb).0 <= max_dynamic)
+}
+
+/// `blocks` blocks of `f` with `smem` bytes of dynamic shared memory each as one cluster, where
+/// that fits a block and the driver can place the cluster (the function is opted in to the
+/// device's shared-memory limit and to non-portable cluster sizes).
+fn cluster_place(
+    op: &'static str,
+    dev: &Device,
+    f: &cudarc::driver::CudaFunction,
+    blocks: usize,
+    smem: usize,
+) -> Result<Option<PanelGrid>> {
+    use cudarc::driver::sys;
     let (_, max_dynamic) = shared_limits(op, dev, f)?;
     if smem > max_dynamic {
         return Ok(None);
@@ -1062,7 +1156,7 @@ fn cluster_config(
     }
 }
 
-/// The number of blocks of the cluster `getrf_panel_cl` launches for a panel of `m` rows and
+/// The number of blocks of the cluster panel launch for a panel of `m` rows and
 /// `kb` columns of `T` on `dev`, or `None` where it would not launch. Launches nothing.
 #[cfg(test)]
 pub(crate) fn cluster_launch_blocks<T: Scalar>(
@@ -1073,14 +1167,14 @@ pub(crate) fn cluster_launch_blocks<T: Scalar>(
     if m == 0 || kb == 0 {
         return Ok(None);
     }
-    let f = func(op, dev, &kernel_name::<T>("getrf_panel_cl"))?;
-    Ok(cluster_fit::<T>(op, dev, &f, (m, kb))?.map(|g| g.blocks))
+    Ok(cluster_fit::<T>(op, dev, (m, kb))?.map(|l| l.grid.blocks))
 }
 
-/// `getrf_panel_cl(a, ld, n, k, kb, ipiv, info)`: [`getrf_panel`] in one thread block cluster
-/// (sm_90): the same pivots, factors and `info`, the blocks exchanging each column's
-/// candidates through distributed shared memory and waiting at the cluster barrier, which
-/// costs far less than a grid-wide barrier through global memory. Returns the number of
+/// `getrf_panel_push` or `getrf_panel_cl` (`a, ld, n, k, kb, ipiv, info`, then the pitch or
+/// `light`; see [`PanelSync`]): [`getrf_panel`] in one thread block cluster (sm_90): the same
+/// pivots, factors and `info`, the blocks exchanging each column's candidates through
+/// distributed shared memory (pushed into each other's mbarrier-counted boxes, or pulled after
+/// a cluster barrier), which costs far less than a grid-wide barrier through global memory. Returns the number of
 /// blocks launched, or `None`, launching nothing, where [`cluster_fit`] declines (the caller
 /// then uses [`getrf_panel`]).
 #[allow(clippy::too_many_arguments)]
@@ -1100,8 +1194,12 @@ pub(crate) fn getrf_panel_cluster<T: Scalar>(
     if m == 0 || kb == 0 {
         return Ok(Some(0));
     }
-    let f = func(op, dev, &kernel_name::<T>("getrf_panel_cl"))?;
-    let Some(PanelGrid { blocks, smem }) = cluster_fit::<T>(op, dev, &f, (m, kb))? else {
+    let Some(ClusterLaunch {
+        f,
+        grid: PanelGrid { blocks, smem },
+        last,
+    }) = cluster_fit::<T>(op, dev, (m, kb))?
+    else {
         return Ok(None);
     };
     let s = stream(op, dev)?;
@@ -1112,7 +1210,6 @@ pub(crate) fn getrf_panel_cluster<T: Scalar>(
         i32_of(op, kb)?,
     );
     let (pp, ip) = (vptr(ipiv), vptr(info));
-    let light = cluster_variant().1;
     let mut attr = cluster_attr(blocks);
     let cfg = cluster_config(&s, blocks, smem, &mut attr);
     let mut params: [*mut std::ffi::c_void; 8] = [
@@ -1123,7 +1220,7 @@ pub(crate) fn getrf_panel_cluster<T: Scalar>(
         &kbi as *const i32 as *mut _,
         &pp as *const u64 as *mut _,
         &ip as *const u64 as *mut _,
-        &light as *const i32 as *mut _,
+        &last as *const i32 as *mut _,
     ];
     // The context of the device current on this thread for the driver call.
     interop::cuda_context(dev)
@@ -1131,9 +1228,10 @@ pub(crate) fn getrf_panel_cluster<T: Scalar>(
         .bind_to_thread()
         .map_err(|e| driver_error(op, e))?;
     // SAFETY: the parameters (T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info,
-    // int light) match the kernel and point at live locals; a is n × n with k + kb ≤ n, ipiv holds n entries
-    // and info one. The dynamic shared memory is the kernel's ⌈(n − k) / blocks⌉ × kb slice,
-    // the pivot row and the published items, checked by cluster_fit against the device's
+    // int light or int pitch) match the kernel and point at live locals; a is n × n with
+    // k + kb ≤ n, ipiv holds n entries and info one. The dynamic shared memory is the
+    // kernel's ⌈(n − k) / blocks⌉ × kb slice, the pivot row and the published items (for the
+    // push kernel the boxes of the pitch passed), checked by cluster_fit against the device's
     // limit (the function opted in to it) and the cluster placeable (one cluster of `blocks`
     // blocks, the non-portable size allowed). The grid is exactly one cluster, as the kernel
     // assumes (block q is cluster rank q).

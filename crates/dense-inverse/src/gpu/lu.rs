@@ -3,6 +3,7 @@
 
 use super::cublas::{self as cb, LEFT, LOWER, NON_UNIT, OP_N, RIGHT, UNIT, UPPER};
 use super::kernels as k;
+pub use super::kernels::PanelSync;
 use super::{Dense, NB};
 use crate::error::Result;
 use gpu_blas::blas2::Trans;
@@ -236,7 +237,7 @@ fn factor_block<T: Scalar>(
     let block = a.at(0, kk, n, e - kk);
     let mut jj = kk;
     while jj < e {
-        let jb = NB.min(e - jj);
+        let jb = panel_width::<T>(op, dev, n - jj, e - jj)?;
         let je = jj + jb;
         phase(prof, "getrf: panels", || {
             factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch)
@@ -250,6 +251,47 @@ fn factor_block<T: Scalar>(
         jj = je;
     }
     Ok(())
+}
+
+/// Whether [`factor_block`] may factor by panels of `NB / 2` columns where an `NB`-column panel
+/// would not fit the cluster panel ([`set_panel_split`]).
+static PANEL_SPLIT: AtomicBool = AtomicBool::new(true);
+
+/// Sets, for the whole process, whether an LU on a GPU factors a panel of `m` rows as two
+/// panels of 32 columns (the second after the first's interchanges, `trsm` and `gemm` on it)
+/// where 64 columns of `m` rows would not fit the shared memory of one thread block cluster
+/// (with the pushed exchange, [`PanelSync::Push`]) but 32 do (`true`, the default; in `f64` on
+/// an H100 from about 6700 rows), or always by 64 columns (`false`: such tall panels then run
+/// on the cooperative grid or the pulling cluster kernel). The factors differ only in
+/// rounding (the second half's update is one `gemm` instead of 32 rank-1 steps). For tuning
+/// comparisons (`gpu-bench --only inverse`).
+///
+/// ```
+/// dense_inverse::set_panel_split(false);
+/// dense_inverse::set_panel_split(true);
+/// ```
+#[doc(hidden)]
+pub fn set_panel_split(on: bool) {
+    PANEL_SPLIT.store(on, Ordering::Relaxed);
+}
+
+/// The width of the next panel of [`factor_block`], `m` rows with `left` columns left in its
+/// block column: `NB` (or `left` where fewer), or `NB / 2` where the split is on
+/// ([`set_panel_split`]), the built-in cluster rule applies, and an `NB`-column panel does not
+/// fit the pushed cluster panel but half of one does.
+fn panel_width<T: Scalar>(op: &'static str, dev: &Device, m: usize, left: usize) -> Result<usize> {
+    let jb = NB.min(left);
+    if jb == NB
+        && PANEL_SPLIT.load(Ordering::Relaxed)
+        && PANEL_CLUSTER.load(Ordering::Relaxed)
+        && panel_blocks().is_none()
+        && gpu_blas::interop::cuda_context(dev).is_some()
+        && !k::push_fits::<T>(op, dev, (m, NB))?
+        && k::push_fits::<T>(op, dev, (m, NB / 2))?
+    {
+        return Ok(NB / 2);
+    }
+    Ok(jb)
 }
 
 /// The phases of [`crate::lu_inverse`] on a CUDA device, each step timed alone (the device
@@ -432,15 +474,19 @@ pub fn set_panel_cluster(on: bool) {
     PANEL_CLUSTER.store(on, Ordering::Relaxed);
 }
 
-/// Threads per block (256 or 512) of the cluster panel and whether its barrier is the light
-/// one; for tuning sweeps (`gpu-bench --only panel-tune`).
+/// Sets, for the whole process, the threads per block (256 or 512) of the cluster panel and
+/// how its blocks exchange each column's items ([`PanelSync`]; the default is 512 threads and
+/// [`PanelSync::Push`]); for tuning sweeps (`gpu-bench --only panel-tune`). Every variant gives
+/// the same pivots and factors.
 ///
 /// ```
-/// dense_inverse::set_panel_cluster_variant(512, false);
+/// use dense_inverse::PanelSync;
+/// dense_inverse::set_panel_cluster_variant(512, PanelSync::Light);
+/// dense_inverse::set_panel_cluster_variant(512, PanelSync::Push);
 /// ```
 #[doc(hidden)]
-pub fn set_panel_cluster_variant(threads: u32, light: bool) {
-    k::set_cluster_variant(threads, light);
+pub fn set_panel_cluster_variant(threads: u32, sync: PanelSync) {
+    k::set_cluster_variant(threads, sync);
 }
 
 /// The block count [`set_panel_blocks`] forced, if any.
@@ -992,8 +1038,10 @@ mod tests {
         Panel(Option<usize>),
         /// `getrf_pivot` and `getrf_update` per column.
         Columns,
-        /// One `getrf_panel_cl` cluster launch.
+        /// One cluster panel launch.
         Cluster,
+        /// `factor_block` on the panel's columns (split where [`panel_width`] says so).
+        Block,
     }
 
     /// The panel factored as `how` says, and the blocks `getrf_panel` launched (`None`: it
@@ -1020,6 +1068,21 @@ mod tests {
                 None
             }
             How::Cluster => k::getrf_panel_cluster(OP, dev, d, kk, kb, &ipiv, &info).unwrap(),
+            How::Block => {
+                let sc = k::PanelScratch::<T>::new(OP, dev, NB).unwrap();
+                factor_block(
+                    OP,
+                    dev,
+                    d,
+                    (kk, kk + kb),
+                    &ipiv,
+                    &info,
+                    sc.as_ref(),
+                    &mut None,
+                )
+                .unwrap();
+                None
+            }
         };
         let piv = ipiv.to_vec().unwrap()[kk..kk + kb].to_vec();
         let f = (m.to_array().unwrap(), piv, info.to_vec().unwrap()[0]);
@@ -1369,29 +1432,80 @@ mod tests {
         }
     }
 
+    /// Held by the tests that change or depend on the process-wide cluster panel variant.
+    static VARIANT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn getrf_panel_in_one_cluster_matches_per_column_kernels() {
         let Some(dev) = cuda_test_device() else {
             return;
         };
+        let _variant = VARIANT.lock().unwrap_or_else(|e| e.into_inner());
         cluster_vs_columns::<f64>(&dev);
         if under_sanitizer() {
             // f64 and one other variant: each more would take minutes under racecheck.
-            k::set_cluster_variant(256, false);
+            k::set_cluster_variant(256, PanelSync::Light);
             cluster_vs_columns::<f64>(&dev);
-            k::set_cluster_variant(512, true);
+            k::set_cluster_variant(512, PanelSync::Push);
             return;
         }
         cluster_vs_columns::<f32>(&dev);
         cluster_vs_columns::<num_complex::Complex32>(&dev);
         cluster_vs_columns::<num_complex::Complex64>(&dev);
         // The other variants (threads, barrier) give the same results; the default is restored.
-        for (threads, light) in [(256, false), (512, false), (256, true)] {
-            k::set_cluster_variant(threads, light);
+        for (threads, sync) in [
+            (256, PanelSync::Release),
+            (512, PanelSync::Release),
+            (256, PanelSync::Light),
+            (512, PanelSync::Light),
+            (256, PanelSync::Push),
+        ] {
+            k::set_cluster_variant(threads, sync);
             cluster_vs_columns::<f64>(&dev);
             cluster_vs_columns::<num_complex::Complex32>(&dev);
         }
-        k::set_cluster_variant(512, true);
+        k::set_cluster_variant(512, PanelSync::Push);
+    }
+
+    /// Tall 64-column panels through `factor_block`: where 64 columns of their rows do not fit
+    /// the pushed cluster panel but 32 do (f64 from about 6700 rows on an H100), two 32-column
+    /// panels with the interchanges, `trsm` and `gemm` between them; either way `P·A = L·U`
+    /// within rounding, `|l| ≤ 1`, nothing outside the panel written, and with the split off
+    /// the same checks.
+    #[test]
+    fn tall_panels_split_where_64_columns_do_not_fit_a_cluster() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        let _variant = VARIANT.lock().unwrap_or_else(|e| e.into_inner());
+        let capable = k::cluster_capable(OP, &dev).unwrap();
+        for &(n, kk) in &[(8000usize, 0usize), (7000, 100), (3000, 64)] {
+            let case = (n, kk, NB);
+            let m = n - kk;
+            let width = panel_width::<f64>(OP, &dev, m, NB).unwrap();
+            let split = capable
+                && !k::push_fits::<f64>(OP, &dev, (m, NB)).unwrap()
+                && k::push_fits::<f64>(OP, &dev, (m, NB / 2)).unwrap();
+            assert_eq!(
+                width,
+                if split { NB / 2 } else { NB },
+                "n = {n}: panel width"
+            );
+            if capable && m <= 4000 {
+                assert_eq!(width, NB, "n = {n}: 64 columns of {m} rows fit");
+            }
+            if capable && m >= 6900 {
+                assert_eq!(width, NB / 2, "n = {n}: 64 columns of {m} rows do not fit");
+            }
+            let a = random_values::<f64>(n * (kk + NB), n as u64 + 5);
+            for on in [true, false] {
+                set_panel_split(on);
+                let (f, _) = factor(&dev, case, &a, How::Block);
+                set_panel_split(true);
+                assert_eq!(f.2, 0, "n = {n}, split {on}: info");
+                assert_factored(case, &a, &f);
+            }
+        }
     }
 
     #[test]
