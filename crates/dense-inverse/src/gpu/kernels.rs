@@ -1248,3 +1248,50 @@ pub(crate) fn getrf_panel_cluster<T: Scalar>(
     }
     Ok(Some(blocks))
 }
+
+/// `dst ← src` for two `rows × cols` matrices of the device (one strided two-dimensional copy
+/// on the launch stream).
+pub(crate) fn copy_dense<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    src: Dense<T>,
+    dst: Dense<T>,
+) -> Result<()> {
+    use cudarc::driver::sys;
+    assert!(src.rows == dst.rows && src.cols == dst.cols);
+    if src.rows == 0 || src.cols == 0 {
+        return Ok(());
+    }
+    let size = std::mem::size_of::<T>();
+    let s = stream(op, dev)?;
+    let c = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        srcHost: std::ptr::null(),
+        srcDevice: src.ptr,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: src.ld * size,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dst.ptr,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dst.ld * size,
+        WidthInBytes: src.rows * size,
+        Height: src.cols,
+    };
+    interop::cuda_context(dev)
+        .ok_or_else(|| super::not_cuda(op))?
+        .bind_to_thread()
+        .map_err(|e| driver_error(op, e))?;
+    // SAFETY: both matrices lie in live device buffers of `cols` columns of `rows` elements
+    // at their leading dimensions (Dense's invariant), and the copy is queued on the launch
+    // stream, ordered with the work that reads and writes them.
+    let r = unsafe { sys::cuMemcpy2DAsync_v2(&c, s.cu_stream()) };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(driver_error(op, r).into());
+    }
+    Ok(())
+}

@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// and `A22 ← A22 − L21·U12` (cuBLAS `gemm`).
 ///
 /// From order 3072 (or as [`set_lu_outer_block`] forces) these steps run on two levels: the
-/// `NB`-column panels factor a block column of the outer width (512 columns), with their
+/// `NB`-column panels factor a block column of the outer width (128 columns, 512 from order
+/// 12288; see `lu_outer_block`), with their
 /// interchanges, `trsm` and `gemm` confined to it, and the trailing matrix is updated once per
 /// block column (interchanges left and right of it, then one `trsm` and one `gemm` of depth
 /// `outer`). The panels see the same operations as on one level (an outer width of `NB`); the
@@ -37,10 +38,98 @@ pub(crate) fn getrf<T: Scalar>(
     let outer = lu_outer_block(a.rows);
     if outer > NB && LOOKAHEAD.load(Ordering::Relaxed) {
         if let Some(pri) = gpu_blas::interop::cuda_priority_stream(dev)? {
-            return getrf_lookahead(op, dev, a, ipiv, info, outer, &pri);
+            return getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, None);
         }
     }
     getrf_outer(op, dev, a, ipiv, info, outer, None)
+}
+
+/// [`getrf`] that also forms `U⁻¹` in `x` (an `n × n` matrix of zeros) while it factors, where
+/// it runs on two levels with the lookahead: after block column `K = [kk, e)` is factored, the
+/// device's stream (idle while the priority stream factors the next block column) forms `x`'s
+/// columns `kk..e`: `U(0..e, kk..e)` copied, its diagonal block inverted (the part below the
+/// diagonal zeroed), then `X₁₂ = −X₁₁·U₁₂·X₂₂` by two `gemm`s (`X₁₁`, the inverse formed so far,
+/// is upper triangular with zeros below, so the full products are exact; `U₁₂` is final once
+/// `K` is factored, since later interchanges only move rows below `kk`). Returns whether `x`
+/// holds `U⁻¹` (upper triangle, zeros below); otherwise (one level, lookahead off, no
+/// priority stream, or no room for the `n × outer` workspace) `x` is untouched. With a zero
+/// pivot (`info > 0`) the inverse formed is meaningless.
+pub(crate) fn getrf_uinv<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+    info: &DeviceVec<i32>,
+    x: Dense<T>,
+) -> Result<bool> {
+    let n = a.rows;
+    assert!(x.rows == n && x.cols == n);
+    let outer = lu_outer_block(n);
+    if outer > NB && LOOKAHEAD.load(Ordering::Relaxed) {
+        if let Some(pri) = gpu_blas::interop::cuda_priority_stream(dev)? {
+            let ws = match DeviceMatrix::<T>::zeros(dev, n, outer) {
+                Ok(w) => w,
+                Err(gpu_blas::Error::OutOfMemory { .. }) => {
+                    getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, None)?;
+                    return Ok(false);
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let w = Dense::of(op, &ws)?;
+            getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, Some((x, w)))?;
+            // The workspace is freed (stream-ordered) after the queued work that uses it.
+            drop(ws);
+            return Ok(true);
+        }
+    }
+    getrf_outer(op, dev, a, ipiv, info, outer, None)?;
+    Ok(false)
+}
+
+/// Columns `kk..e` of `U⁻¹` into `x`, where `x(0..kk, 0..kk)` already holds the inverse of
+/// `U(0..kk, 0..kk)` with zeros below its diagonal and `U(0..e, kk..e)` in `a` is final (see
+/// [`getrf_uinv`]); `w` is a workspace of at least `kk × (e − kk)` elements.
+fn uinv_block<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    (x, w): (Dense<T>, Dense<T>),
+    (kk, e): (usize, usize),
+) -> Result<()> {
+    let b = e - kk;
+    k::copy_dense(op, dev, a.at(0, kk, e, b), x.at(0, kk, e, b))?;
+    let d = x.at(kk, kk, b, b);
+    k::zero_tri(op, dev, d, true)?;
+    trtri_zeroed(op, dev, d, true)?;
+    if kk > 0 {
+        let t = w.shaped(kk, b, kk);
+        let x12 = x.at(0, kk, kk, b);
+        cb::gemm(
+            op,
+            dev,
+            OP_N,
+            OP_N,
+            (kk, b, kk),
+            T::one(),
+            x.at(0, 0, kk, kk),
+            x12,
+            T::zero(),
+            t,
+        )?;
+        cb::gemm(
+            op,
+            dev,
+            OP_N,
+            OP_N,
+            (kk, b, b),
+            -T::one(),
+            t,
+            d,
+            T::zero(),
+            x12,
+        )?;
+    }
+    Ok(())
 }
 
 /// Whether the two-level [`getrf`] overlaps each block column's factorization with the
@@ -72,7 +161,9 @@ pub fn set_lu_lookahead(on: bool) {
 /// right of `K+1`. So the big update by `K` runs while `pri` factors `K+1`, whose panels use
 /// a fraction of the multiprocessors and are placed first as blocks free up. The operations
 /// are [`getrf_outer`]'s, with each trailing update split into the next block column's part
-/// and the rest. The device's stream waits for `pri` before returning, also after an error.
+/// and the rest. With `uinv = (x, w)`, the device's stream then forms `U⁻¹`'s columns of each
+/// block column in `x` ([`getrf_uinv`]). The device's stream waits for `pri` before returning,
+/// also after an error.
 #[allow(clippy::too_many_arguments)]
 fn getrf_lookahead<T: Scalar>(
     op: &'static str,
@@ -82,6 +173,7 @@ fn getrf_lookahead<T: Scalar>(
     info: &DeviceVec<i32>,
     outer: usize,
     pri: &std::sync::Arc<cudarc::driver::CudaStream>,
+    uinv: Option<(Dense<T>, Dense<T>)>,
 ) -> Result<()> {
     use cudarc::driver::{sys::CUevent_flags, CudaStream};
     let main = super::launch_stream(op, dev)?;
@@ -128,6 +220,9 @@ fn getrf_lookahead<T: Scalar>(
                 trailing_update(op, dev, a, (kk, e - kk), (e2, n))?;
             }
             big_done = Some(mark(&main)?);
+            if let Some(xw) = uinv {
+                uinv_block(op, dev, a, xw, (kk, e))?;
+            }
             kk = e;
         }
         Ok(())
@@ -403,7 +498,7 @@ static LU_OUTER: AtomicUsize = AtomicUsize::new(0);
 /// columns (rounded up to a multiple of 64) with the 64-column panels inside them and updates
 /// the trailing matrix once per block column, so its `gemm` has depth `w`; `Some(64)` (or
 /// less) is a single level, a trailing update per 64-column panel; `None` restores the
-/// built-in rule (one level below order 3072, 512 from there). Other widths sum the trailing updates
+/// built-in rule (one level below order 3072, 128 from there, 512 from 12288). Other widths sum the trailing updates
 /// in another order, so the factors agree to rounding and the pivots agree except where that
 /// rounding decides a near tie. For tuning sweeps (`gpu-bench --only panel-tune`).
 ///
@@ -417,13 +512,17 @@ pub fn set_lu_outer_block(width: Option<usize>) {
     LU_OUTER.store(w, Ordering::Relaxed);
 }
 
-/// The outer block width for order `n`: the forced one, else 512 from `n = 3072` and `NB`
-/// (one level) below. Measured for f64 (`lu_factor`, one level / 128 / 256 / 512): n = 8000
-/// on an H100 57.4 / 50.0 / 47.1 / 46.8 ms; on an H200 n = 2000 7.90 / 8.28 / 8.25 / 8.28 ms,
-/// n = 4000 18.36 / 18.29 / 18.15 / 18.13 ms, n = 16000 223.3 / 166.7 / 155.3 / 149.1 ms.
+/// The outer block width for order `n`: the forced one, else 128 from `n = 3072`, 512 from
+/// `n = 12288`, and `NB` (one level) below 3072. Measured for f64 `lu_factor` with the
+/// lookahead and the pushed cluster panel on an H100 (outer 128 / 256 / 512): n = 4000 13.93 /
+/// 14.36 / 14.47 ms, n = 8000 35.98 / 36.32 / 37.12 ms. Before the lookahead (one level / 128
+/// / 256 / 512): n = 8000 on an H100 57.4 / 50.0 / 47.1 / 46.8 ms; on an H200 n = 2000 7.90 /
+/// 8.28 / 8.25 / 8.28 ms, n = 16000 223.3 / 166.7 / 155.3 / 149.1 ms (hence 512 for large
+/// orders).
 fn lu_outer_block(n: usize) -> usize {
     match LU_OUTER.load(Ordering::Relaxed) {
-        0 if n >= 3072 => 512,
+        0 if n >= 12288 => 512,
+        0 if n >= 3072 => 128,
         0 => NB,
         w => w,
     }
@@ -952,6 +1051,24 @@ pub(crate) fn getri<T: Scalar>(
     Ok(())
 }
 
+/// `A⁻¹` into `x` from the LU factors `f` and `x = U⁻¹` formed by [`getrf_uinv`] (zeros below
+/// the diagonal): `X·L = U⁻¹` by the recursive triangular solve, then the column interchanges.
+pub(crate) fn getri_from_uinv<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    f: Dense<T>,
+    x: Dense<T>,
+    ipiv: &DeviceVec<i32>,
+) -> Result<()> {
+    let n = f.rows;
+    assert!(f.cols == n && x.rows == n && x.cols == n);
+    if n == 0 {
+        return Ok(());
+    }
+    cb::trsm_rec(op, dev, RIGHT, LOWER, UNIT, (n, n), T::one(), f, x)?;
+    k::swap_cols(op, dev, x, ipiv)
+}
+
 /// `X ← A⁻¹` from the LU factors in `f` (no zero pivot) into the separate `n × n` matrix `x`,
 /// which holds a copy of `f` on entry (LAPACK `getri` with room for `L` and the result at
 /// once): `X ← U` (strict lower triangle zeroed), `X ← U⁻¹` ([`trtri_zeroed`]), `X ← X·L⁻¹` (one
@@ -973,8 +1090,7 @@ pub(crate) fn getri_into<T: Scalar>(
     }
     k::zero_tri(op, dev, x, true)?;
     trtri_zeroed(op, dev, x, true)?;
-    cb::trsm_rec(op, dev, RIGHT, LOWER, UNIT, (n, n), T::one(), f, x)?;
-    k::swap_cols(op, dev, x, ipiv)
+    getri_from_uinv(op, dev, f, x, ipiv)
 }
 
 #[cfg(test)]
@@ -1333,7 +1449,7 @@ mod tests {
                 let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
                 let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
                 if look {
-                    getrf_lookahead(OP, dev, d, &ipiv, &info, outer, &pri).unwrap();
+                    getrf_lookahead(OP, dev, d, &ipiv, &info, outer, &pri, None).unwrap();
                 } else {
                     getrf_outer(OP, dev, d, &ipiv, &info, outer, None).unwrap();
                 }
@@ -1350,6 +1466,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `getrf_lookahead` forming `U⁻¹` on the side (outer blocks of 128 and 192, orders that
+    /// end in a partial block): the factors as without it, `X·U = I` within rounding with
+    /// exact zeros below the diagonal, and `getri_from_uinv` then gives `X·A = I`.
+    fn lookahead_u_inverse<T: Scalar>(dev: &Device) {
+        let pri = gpu_blas::interop::cuda_priority_stream(dev)
+            .unwrap()
+            .unwrap();
+        for (n, outer) in [(300usize, 128usize), (517, 192), (640, 128)] {
+            let what = format!("{} n = {n} outer = {outer}", T::PREFIX);
+            let a = random_values::<T>(n * n, 70 + n as u64);
+            let m = DeviceMatrix::from_col_major(dev, n, n, n, a.clone()).unwrap();
+            let x = DeviceMatrix::<T>::zeros(dev, n, n).unwrap();
+            let ws = DeviceMatrix::<T>::zeros(dev, n, outer).unwrap();
+            let (d, xd, w) = (
+                Dense::of(OP, &m).unwrap(),
+                Dense::of(OP, &x).unwrap(),
+                Dense::of(OP, &ws).unwrap(),
+            );
+            let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
+            let info = DeviceVec::<i32>::zeros(dev, 1).unwrap();
+            getrf_lookahead(OP, dev, d, &ipiv, &info, outer, &pri, Some((xd, w))).unwrap();
+            assert_eq!(info.to_vec().unwrap()[0], 0, "{what}: info");
+            let fa = m.to_array().unwrap();
+            let f: Vec<T> = (0..n * n).map(|k| fa[(k % n, k / n)]).collect();
+            assert_lu(&what, n, &a, &f, &ipiv.to_vec().unwrap());
+            let xa = x.to_array().unwrap();
+            let unorm = (0..n)
+                .flat_map(|j| (0..=j).map(move |i| (i, j)))
+                .fold(0f64, |s, ij| s.max(fa[ij].to_c64().norm()));
+            let xnorm = xa.iter().fold(0f64, |s, v| s.max(v.to_c64().norm()));
+            let eps = T::epsilon().to_c64().re;
+            // Entrywise |X·U − I| ≤ c·n·eps·(|X|·|U|), each entry of |X|·|U| at most n·max·max.
+            let tol = 8.0 * (n * n) as f64 * eps * unorm * xnorm;
+            for j in 0..n {
+                for i in 0..n {
+                    let mut s = C64::new(0.0, 0.0);
+                    for t in i..=j {
+                        s += xa[(i, t)].to_c64() * fa[(t, j)].to_c64();
+                    }
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    if i > j {
+                        assert!(
+                            xa[(i, j)] == T::zero(),
+                            "{what}: X({i}, {j}) below the diagonal"
+                        );
+                    } else {
+                        let d = (s - C64::new(want, 0.0)).norm();
+                        assert!(d <= tol, "{what}: |(X·U − I)({i}, {j})| = {d:e} > {tol:e}");
+                    }
+                }
+            }
+            getri_from_uinv(OP, dev, d, xd, &ipiv).unwrap();
+            let inv = x.to_array().unwrap();
+            let mut worst = 0f64;
+            for j in 0..n {
+                for i in 0..n {
+                    let mut s = C64::new(0.0, 0.0);
+                    for t in 0..n {
+                        s += inv[(i, t)].to_c64() * a[j * n + t].to_c64();
+                    }
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    worst = worst.max((s - C64::new(want, 0.0)).norm());
+                }
+            }
+            let anorm = a.iter().fold(0f64, |s, v| s.max(v.to_c64().norm()));
+            let inorm = inv.iter().fold(0f64, |s, v| s.max(v.to_c64().norm()));
+            let tol = 64.0 * n as f64 * eps * anorm * inorm * n as f64;
+            assert!(worst <= tol, "{what}: max |X·A − I| = {worst:e} > {tol:e}");
+        }
+    }
+
+    #[test]
+    fn lookahead_forms_u_inverse_and_the_inverse() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        lookahead_u_inverse::<f64>(&dev);
+        lookahead_u_inverse::<num_complex::Complex64>(&dev);
     }
 
     #[test]

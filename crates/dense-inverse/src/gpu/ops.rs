@@ -173,23 +173,39 @@ fn invert_lu<T: Scalar>(
     Ok(pivots)
 }
 
-/// `A⁻¹` from the LU factors in the compact `w` (no zero pivot): into a second matrix by
-/// [`lu::getri_into`] where one more `n × n` fits (`w` is then the one extra matrix beside the
-/// caller's input and the result), else in place in `w` by the blocked [`lu::getri`] (an
-/// `n × 256` workspace). Returns the matrix holding the inverse.
-fn invert_factors<T: Scalar>(
+/// `A⁻¹` for the compact `w` holding `A`: factored in place, the inverse in a second matrix
+/// where one more `n × n` fits (`w` is then the one extra matrix beside the caller's input and
+/// the result): `U⁻¹` formed during the factorization where it runs with the lookahead
+/// ([`lu::getrf_uinv`]), then [`lu::getri_from_uinv`]; otherwise the factors copied and
+/// [`lu::getri_into`]. Where the second matrix does not fit, in place in `w` by the blocked
+/// [`lu::getri`] (an `n × 256` workspace). [`Error::Singular`] on a zero pivot. Returns the
+/// matrix holding the inverse.
+fn factor_and_invert<T: Scalar>(
     op: &'static str,
     dev: &Device,
     w: DeviceMatrix<T>,
-    pivots: &DeviceVec<i32>,
 ) -> Result<DeviceMatrix<T>> {
-    match w.try_clone() {
+    let n = w.rows();
+    let pivots = DeviceVec::zeros(dev, n)?;
+    match DeviceMatrix::<T>::zeros(dev, n, n) {
         Ok(x) => {
-            lu::getri_into(op, dev, Dense::of(op, &w)?, Dense::of(op, &x)?, pivots)?;
+            let (f, xd) = (Dense::of(op, &w)?, Dense::of(op, &x)?);
+            if n > 0 {
+                let info = flag(dev, 0)?;
+                let uinv = lu::getrf_uinv(op, dev, f, &pivots, &info, xd)?;
+                singular(op, read_i32(&info)?)?;
+                if uinv {
+                    lu::getri_from_uinv(op, dev, f, xd, &pivots)?;
+                } else {
+                    k::copy_dense(op, dev, f, xd)?;
+                    lu::getri_into(op, dev, f, xd, &pivots)?;
+                }
+            }
             Ok(x)
         }
         Err(gpu_blas::Error::OutOfMemory { .. }) => {
-            lu::getri(op, dev, Dense::of(op, &w)?, pivots)?;
+            singular(op, factor_lu(op, dev, &w, &pivots)?)?;
+            lu::getri(op, dev, Dense::of(op, &w)?, &pivots)?;
             Ok(w)
         }
         Err(e) => Err(e.into()),
@@ -202,9 +218,7 @@ pub(crate) fn lu_inverse<T: Scalar>(
 ) -> Result<DeviceMatrix<T>> {
     let dev = a.device();
     let w = checked_copy(op, a)?;
-    let pivots = DeviceVec::zeros(dev, w.rows())?;
-    singular(op, factor_lu(op, dev, &w, &pivots)?)?;
-    invert_factors(op, dev, w, &pivots)
+    factor_and_invert(op, dev, w)
 }
 
 pub(crate) fn lu_inverse_in_place<T: Scalar>(
@@ -486,10 +500,7 @@ fn inverse_lu<T: Scalar>(
     w: DeviceMatrix<T>,
     anorm: T::Real,
 ) -> Result<Inverse<T>> {
-    let n = w.rows();
-    let pivots = DeviceVec::zeros(dev, n)?;
-    singular(op, factor_lu(op, dev, &w, &pivots)?)?;
-    let matrix = invert_factors(op, dev, w, &pivots)?;
+    let matrix = factor_and_invert(op, dev, w)?;
     with_exact_rcond(op, dev, matrix, anorm, Method::Lu)
 }
 
