@@ -666,7 +666,7 @@ fn block<T: CusolverInv>(
         // The cluster panels pulling their items after a cluster barrier (the light one)
         // instead of pushing them, and tall panels not split into 32-column halves.
         type Toggle = (&'static str, fn(bool));
-        let variants: [Toggle; 2] = [
+        let variants: [Toggle; 7] = [
             ("with the pulling cluster panel (light barrier)", |on| {
                 let sync = if on {
                     dense_inverse::PanelSync::Light
@@ -677,6 +677,21 @@ fn block<T: CusolverInv>(
             }),
             ("without splitting tall panels", |on| {
                 dense_inverse::set_panel_split(!on)
+            }),
+            ("with 16-column panels everywhere", |on| {
+                dense_inverse::set_panel_width(on.then_some(16))
+            }),
+            ("with 24-column panels everywhere", |on| {
+                dense_inverse::set_panel_width(on.then_some(24))
+            }),
+            ("with 32-column panels everywhere", |on| {
+                dense_inverse::set_panel_width(on.then_some(32))
+            }),
+            ("with 48-column panels everywhere", |on| {
+                dense_inverse::set_panel_width(on.then_some(48))
+            }),
+            ("with 64-column panels everywhere", |on| {
+                dense_inverse::set_panel_width(on.then_some(64))
             }),
         ];
         for (label, set) in variants {

@@ -314,9 +314,9 @@ fn getrf_outer<T: Scalar>(
     Ok(())
 }
 
-/// The panels of the block column `kk..e` of `a`, their interchanges and updates confined to
-/// it (with `e − kk ≤ NB` a single panel, and both of those are empty); with `prof`, each step
-/// timed into its phase.
+/// The panels of the block column `kk..e` of `a` (of the widths [`panel_width`] gives), their
+/// interchanges and updates confined to it (with `e − kk ≤ NB` usually a single panel, and both
+/// of those are empty); with `prof`, each step timed into its phase.
 #[allow(clippy::too_many_arguments)]
 fn factor_block<T: Scalar>(
     op: &'static str,
@@ -332,7 +332,7 @@ fn factor_block<T: Scalar>(
     let block = a.at(0, kk, n, e - kk);
     let mut jj = kk;
     while jj < e {
-        let jb = panel_width::<T>(op, dev, n - jj, e - jj)?;
+        let jb = panel_width::<T>(op, dev, n - jj, (e - jj, e - kk))?;
         let je = jj + jb;
         phase(prof, "getrf: panels", || {
             factor_panel(op, dev, a, (jj, jb), ipiv, info, scratch)
@@ -352,14 +352,14 @@ fn factor_block<T: Scalar>(
 /// would not fit the cluster panel ([`set_panel_split`]).
 static PANEL_SPLIT: AtomicBool = AtomicBool::new(true);
 
-/// Sets, for the whole process, whether an LU on a GPU factors a panel of `m` rows as two
-/// panels of 32 columns (the second after the first's interchanges, `trsm` and `gemm` on it)
-/// where 64 columns of `m` rows would not fit the shared memory of one thread block cluster
-/// (with the pushed exchange, [`PanelSync::Push`]) but 32 do (`true`, the default; in `f64` on
-/// an H100 from about 6700 rows), or always by 64 columns (`false`: such tall panels then run
-/// on the cooperative grid or the pulling cluster kernel). The factors differ only in
-/// rounding (the second half's update is one `gemm` instead of 32 rank-1 steps). For tuning
-/// comparisons (`gpu-bench --only inverse`).
+/// Sets, for the whole process, whether an LU on a GPU factors a tall panel by 32 columns
+/// (each 32-column panel followed by its interchanges, `trsm` and `gemm` inside the block
+/// column) where its built-in width (64 on one level, 48 on two) of `m` rows would not fit the
+/// shared memory of one thread block cluster with the pushed exchange ([`PanelSync::Push`]) but
+/// 32 columns do (`true`, the default; in `f64` on an H100 from about 6700 rows for 64 columns,
+/// 9000 for 48), or keeps the built-in width (`false`: such tall panels then run on the
+/// cooperative grid or the pulling cluster kernel). The factors differ only in rounding. For
+/// tuning comparisons (`gpu-bench --only inverse`).
 ///
 /// ```
 /// dense_inverse::set_panel_split(false);
@@ -370,18 +370,54 @@ pub fn set_panel_split(on: bool) {
     PANEL_SPLIT.store(on, Ordering::Relaxed);
 }
 
+/// The panel width forced by [`set_panel_width`] (0: the built-in rule).
+static PANEL_WIDTH: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets, for the whole process, the width of every panel of an LU on a GPU: `Some(w)` (`1 ≤ w
+/// ≤ 64`) factors each block column by panels of `w` columns, each followed by its
+/// interchanges, `trsm` and `gemm` inside the block column; `None` (or `Some(0)`) restores the
+/// built-in rule (64 columns, 32 where 64 would not fit a cluster, see [`set_panel_split`]).
+/// The factors differ only in rounding. For tuning comparisons (`gpu-bench --only inverse`).
+///
+/// ```
+/// dense_inverse::set_panel_width(Some(32));
+/// dense_inverse::set_panel_width(None);
+/// ```
+#[doc(hidden)]
+pub fn set_panel_width(width: Option<usize>) {
+    PANEL_WIDTH.store(width.unwrap_or(0).min(NB), Ordering::Relaxed);
+}
+
+/// Panel width inside the block columns of a two-level LU: with the pushed cluster panel, 48
+/// columns beat 64 (f64 on an H100, `lu_factor` / `lu_inverse` with every panel of 16 / 24 /
+/// 32 / 48 / 64 columns: n = 8000 35.74 / 34.85 / 33.72 / 32.99 / 37.77 ms and 53.65 / 52.26
+/// / 51.15 / 49.07 / 54.94 ms; n = 4000 14.67 / 14.43 / 14.27 / 13.79 / 13.88 ms): each
+/// column's update is shorter, and 48 columns of up to about 9000 rows fit one cluster.
+const WIDE_PANEL: usize = 48;
+
 /// The width of the next panel of [`factor_block`], `m` rows with `left` columns left in its
-/// block column: `NB` (or `left` where fewer), or `NB / 2` where the split is on
-/// ([`set_panel_split`]), the built-in cluster rule applies, and an `NB`-column panel does not
-/// fit the pushed cluster panel but half of one does.
-fn panel_width<T: Scalar>(op: &'static str, dev: &Device, m: usize, left: usize) -> Result<usize> {
-    let jb = NB.min(left);
-    if jb == NB
+/// block column of `width` columns: the forced one ([`set_panel_width`]), else [`WIDE_PANEL`]
+/// in a block column wider than `NB` (two levels) and `NB` on one level (or `left` where
+/// fewer), or `NB / 2` where the split is on ([`set_panel_split`]), the built-in cluster rule
+/// applies, and that width does not fit the pushed cluster panel but half of `NB` does.
+fn panel_width<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    m: usize,
+    (left, width): (usize, usize),
+) -> Result<usize> {
+    let forced = PANEL_WIDTH.load(Ordering::Relaxed);
+    if forced > 0 {
+        return Ok(forced.min(left));
+    }
+    let pref = if width > NB { WIDE_PANEL } else { NB };
+    let jb = pref.min(left);
+    if jb == pref
         && PANEL_SPLIT.load(Ordering::Relaxed)
         && PANEL_CLUSTER.load(Ordering::Relaxed)
         && panel_blocks().is_none()
         && gpu_blas::interop::cuda_context(dev).is_some()
-        && !k::push_fits::<T>(op, dev, (m, NB))?
+        && !k::push_fits::<T>(op, dev, (m, pref))?
         && k::push_fits::<T>(op, dev, (m, NB / 2))?
     {
         return Ok(NB / 2);
@@ -1678,7 +1714,7 @@ mod tests {
         for &(n, kk) in &[(8000usize, 0usize), (7000, 100), (3000, 64)] {
             let case = (n, kk, NB);
             let m = n - kk;
-            let width = panel_width::<f64>(OP, &dev, m, NB).unwrap();
+            let width = panel_width::<f64>(OP, &dev, m, (NB, NB)).unwrap();
             let split = capable
                 && !k::push_fits::<f64>(OP, &dev, (m, NB)).unwrap()
                 && k::push_fits::<f64>(OP, &dev, (m, NB / 2)).unwrap();
