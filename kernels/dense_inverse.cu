@@ -14,7 +14,9 @@
 // * getrf_panel: the whole panel (pivot searches, interchanges, scaling, updates) in one
 //   cooperative launch, the panel's rows spread over the blocks' shared memory, one grid-wide
 //   barrier per column; getrf_panel_cl the same in one thread block cluster (sm_90), its
-//   blocks exchanging pivots and rows through distributed shared memory.
+//   blocks exchanging pivots and rows through distributed shared memory after a cluster
+//   barrier; getrf_panel_push the same with every block's items pushed into every block's
+//   shared memory (st.async, counted on mbarriers), no barrier per column.
 // * laswp_rows: LAPACK row interchanges ipiv[k1..k2) applied to columns outside a skipped range
 //   (a thread per column).
 // * permute_rows: gather / scatter of rows by a permutation (solves with few right-hand sides).
