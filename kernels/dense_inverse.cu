@@ -1088,6 +1088,30 @@ __device__ __forceinline__ int owner_of(int x, int rows, float rrows) {
     return q;
 }
 
+// One row of the panel's rank-1 update: row[t·rows] ← nl·pv[t] + row[t·rows] for t < w (four
+// loaded before any is updated, so the shared-memory loads overlap), written only with
+// `write`; `first` sees column 0's value (updated or not), for the next column's argmax.
+template <class T, class F>
+__device__ __forceinline__ void row_update(T* row, int rows, T nl, const T* pv, int w, bool write, F first) {
+    constexpr int U = 4;
+    for (int t = 0; t < w; t += U) {
+        T v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (t + u < w) v[u] = row[(i64)(t + u) * rows];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (t + u < w) {
+                if (write) {
+                    v[u] = madd(nl, pv[t + u], v[u]);
+                    row[(i64)(t + u) * rows] = v[u];
+                }
+                if (t + u == 0) first(v[u]);
+            }
+        }
+    }
+}
+
 template <class T, class C>
 __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, int* info, C comm, T* S,
                                  T* prow_at) {
@@ -1198,22 +1222,8 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
             if (!zero_piv && w2 > 0) {
                 for (int r = lo + tid; r < nr; r += bd) {
                     if (r == lc || r == lj) continue;
-                    const T nl = neg(S[r + c * rows]);
-                    T* row = S + r + (i64)(c + 2) * rows;
-                    constexpr int U = 4;
-                    for (int t = 0; t < w2; t += U) {
-                        T v[U];
-#pragma unroll
-                        for (int u = 0; u < U; ++u)
-                            if (t + u < w2) v[u] = row[(i64)(t + u) * rows];
-#pragma unroll
-                        for (int u = 0; u < U; ++u) {
-                            if (t + u < w2) {
-                                v[u] = madd(nl, prow[c + 2 + t + u], v[u]);
-                                row[(i64)(t + u) * rows] = v[u];
-                            }
-                        }
-                    }
+                    row_update(S + r + (i64)(c + 2) * rows, rows, neg(S[r + c * rows]), prow + c + 2, w2, true,
+                               [](T) {});
                 }
             }
             continue;
@@ -1230,25 +1240,8 @@ __device__ void getrf_panel_body(T* a, i64 ld, int n, int k, int kb, int* ipiv, 
                     l = mul(l, rcp);
                     S[r + c * rows] = l;
                 }
-                const T nl = neg(l);
-                T* row = S + r + (i64)(c + 1) * rows;
-                constexpr int U = 4;
-                for (int t = 0; t < w; t += U) {
-                    T v[U];
-#pragma unroll
-                    for (int u = 0; u < U; ++u)
-                        if (t + u < w) v[u] = row[(i64)(t + u) * rows];
-#pragma unroll
-                    for (int u = 0; u < U; ++u) {
-                        if (t + u < w) {
-                            if (!zero_piv) {
-                                v[u] = madd(nl, prow[c + 1 + t + u], v[u]);
-                                row[(i64)(t + u) * rows] = v[u];
-                            }
-                            if (t + u == 0) better(bv, bi, abs1(v[u]), r0 + r);
-                        }
-                    }
-                }
+                row_update(S + r + (i64)(c + 1) * rows, rows, neg(l), prow + c + 1, w, !zero_piv,
+                           [&](T v0) { better(bv, bi, abs1(v0), r0 + r); });
             }
             if (w == 0) break;
         } else {
