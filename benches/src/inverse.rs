@@ -664,36 +664,32 @@ fn block<T: CusolverInv>(
             (f, i) => eprintln!("  without lookahead: {f:?} {i:?}"),
         }
         // The cluster panels pulling their items after a cluster barrier (the light one)
-        // instead of pushing them, and tall panels not split into 32-column halves.
-        type Toggle = (&'static str, fn(bool));
-        let variants: [Toggle; 7] = [
-            ("with the pulling cluster panel (light barrier)", |on| {
-                let sync = if on {
-                    dense_inverse::PanelSync::Light
-                } else {
-                    dense_inverse::PanelSync::Push
-                };
-                dense_inverse::set_panel_cluster_variant(512, sync)
-            }),
-            ("without splitting tall panels", |on| {
-                dense_inverse::set_panel_split(!on)
-            }),
-            ("with 16-column panels everywhere", |on| {
-                dense_inverse::set_panel_width(on.then_some(16))
-            }),
-            ("with 24-column panels everywhere", |on| {
-                dense_inverse::set_panel_width(on.then_some(24))
-            }),
-            ("with 32-column panels everywhere", |on| {
-                dense_inverse::set_panel_width(on.then_some(32))
-            }),
-            ("with 48-column panels everywhere", |on| {
-                dense_inverse::set_panel_width(on.then_some(48))
-            }),
-            ("with 64-column panels everywhere", |on| {
-                dense_inverse::set_panel_width(on.then_some(64))
-            }),
+        // instead of pushing them, tall panels not split into 32-column halves, and every
+        // panel forced to one width.
+        type Toggle = (String, Box<dyn Fn(bool)>);
+        let mut variants: Vec<Toggle> = vec![
+            (
+                "with the pulling cluster panel (light barrier)".into(),
+                Box::new(|on| {
+                    let sync = if on {
+                        dense_inverse::PanelSync::Light
+                    } else {
+                        dense_inverse::PanelSync::Push
+                    };
+                    dense_inverse::set_panel_cluster_variant(512, sync)
+                }),
+            ),
+            (
+                "without splitting tall panels".into(),
+                Box::new(|on| dense_inverse::set_panel_split(!on)),
+            ),
         ];
+        for w in [16, 24, 32, 48, 64] {
+            variants.push((
+                format!("with {w}-column panels everywhere"),
+                Box::new(move |on| dense_inverse::set_panel_width(on.then_some(w))),
+            ));
+        }
         for (label, set) in variants {
             set(true);
             let f = measure_new(cx, || dense_inverse::lu_factor(orig));
