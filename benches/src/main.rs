@@ -29,6 +29,10 @@
 //! `--inv-types` replace these), then on the built-in count `lu_factor` and `lu_inverse` with
 //! outer block columns of 128, 256 and 512 (`dense_inverse::set_lu_outer_block`), and prints
 //! the best count per order and type.
+//!
+//! `lu-trace` (only when named) calls `lu_factor` and then `lu_inverse` three times each on the
+//! general test matrix of each `--inv-n` order (f64, or the first of `--inv-types`), printing
+//! each call's wall time: a short, fixed sequence of calls to record under a timeline profiler.
 
 mod blas1;
 mod blas2;
@@ -303,6 +307,15 @@ fn main() {
             Ok(plan) => inverse_section(&dev, copy_gbps, args.reps, &plan, &mut inv_rows),
             Err(e) => {
                 eprintln!("inverse: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
+    if args.only.iter().any(|o| o == "lu-trace") {
+        match panel_tune::cases(args.inv_n.as_deref(), args.inv_types.as_deref()) {
+            Ok(cases) => panel_tune::trace(&dev, &cases),
+            Err(e) => {
+                eprintln!("lu-trace: {e}");
                 std::process::exit(2);
             }
         }

@@ -158,6 +158,109 @@ impl Drop for BuiltInRule {
     }
 }
 
+/// `--only lu-trace`: `lu_factor`, then `lu_inverse`, three calls each (each result freed
+/// before the next call) on the general test matrix of every case's order, in the case's type
+/// (f64 or f32; the complex cases are skipped), each call's wall time to the log.
+pub fn trace(dev: &gpu_blas::Device, cases: &[(usize, String)]) {
+    for (n, ty) in cases {
+        let r = match ty.as_str() {
+            "f64" => trace_one::<f64>(dev, *n),
+            "f32" => trace_one::<f32>(dev, *n),
+            _ => Err("complex: not traced".into()),
+        };
+        if let Err(e) = r {
+            eprintln!("lu-trace {ty} n = {n}: {e}");
+        }
+    }
+}
+
+fn trace_one<T: CusolverInv>(dev: &gpu_blas::Device, n: usize) -> Result<(), String> {
+    let host = model::general::<T>(n, inverse::seed::<T>(n));
+    let orig = DeviceMatrix::from_col_major(dev, n, n, n, host).map_err(|e| e.to_string())?;
+    let ty = dtype::<T>();
+    trace_calls(&orig, n, ty)
+}
+
+fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Result<(), String> {
+    let e = |e: dense_inverse::Error| e.to_string();
+    let dev = orig.device();
+    for (label, inv) in [("lu_factor", false), ("lu_inverse", true)] {
+        for rep in 0..3 {
+            let t = std::time::Instant::now();
+            if inv {
+                drop(dense_inverse::lu_inverse(orig).map_err(e)?);
+            } else {
+                drop(dense_inverse::lu_factor(orig).map_err(e)?);
+            }
+            dev.synchronize().map_err(|e| e.to_string())?;
+            eprintln!(
+                "lu-trace {ty} n = {n} {label} #{rep}: {:.3} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        // One more call with the pipeline's marks.
+        dense_inverse::set_lu_trace(true);
+        let r = if inv {
+            dense_inverse::lu_inverse(orig).map(drop)
+        } else {
+            dense_inverse::lu_factor(orig).map(drop)
+        };
+        let marks = dense_inverse::take_lu_trace();
+        dense_inverse::set_lu_trace(false);
+        r.map_err(e)?;
+        print_marks(
+            &format!("lu-trace {ty} n = {n} {label}"),
+            &marks.map_err(e)?,
+        );
+    }
+    Ok(())
+}
+
+/// Per block column of the traced call: when the priority stream finished factoring it, how
+/// long its factorization took since the previous block column's lookahead update ended, how
+/// long the lookahead update (with the wait for the previous trailing update) took, and when
+/// the device's stream finished the trailing update and `U⁻¹`; then the totals.
+fn print_marks(head: &str, marks: &[(&'static str, usize, f64)]) {
+    let at = |label: &str, kk: usize| {
+        marks
+            .iter()
+            .find(|m| m.0 == label && m.1 == kk)
+            .map(|m| m.2)
+    };
+    let mut cols: Vec<usize> = marks
+        .iter()
+        .filter(|m| m.0 == "factored")
+        .map(|m| m.1)
+        .collect();
+    cols.dedup();
+    let (mut fsum, mut lsum, mut prev_l) = (0.0, 0.0, at("start", 0).unwrap_or(0.0));
+    for (i, &kk) in cols.iter().enumerate() {
+        let (Some(f), Some(l)) = (at("factored", kk), at("lookahead", kk)) else {
+            continue;
+        };
+        fsum += f - prev_l;
+        lsum += l - f;
+        if i % 8 == 0 || i + 1 == cols.len() {
+            eprintln!(
+                "{head} kk={kk:5} factored {f:8.3} (+{:.3}) lookahead {l:8.3} (+{:.3}) update {} uinv {}",
+                f - prev_l,
+                l - f,
+                opt(at("update", kk), 3),
+                opt(at("uinv", kk), 3)
+            );
+        }
+        prev_l = l;
+    }
+    eprintln!(
+        "{head}: {} block columns, factoring {fsum:.3} ms, lookahead updates and waits {lsum:.3} ms, last update {} uinv {}, factor-end {} solve-end {}",
+        cols.len(),
+        opt(cols.last().and_then(|&kk| at("update", kk)), 3),
+        opt(cols.last().and_then(|&kk| at("uinv", kk)), 3),
+        opt(marks.iter().find(|m| m.0 == "factor-end").map(|m| m.2), 3),
+        opt(marks.iter().find(|m| m.0 == "solve-end").map(|m| m.2), 3),
+    );
+}
+
 /// Runs order `n`, type `T`; rows into `out`, failures to the log.
 pub fn run<T: CusolverInv>(cx: &InvCtx<'_>, n: usize, out: &mut Vec<TuneRow>) {
     if let Err(e) = case::<T>(cx, n, out) {

@@ -9,6 +9,73 @@ use crate::error::Result;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceMatrix, DeviceVec, Scalar};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Timing events of the two-level LU with lookahead, while [`set_lu_trace`] is on.
+static TRACE: Mutex<Option<Vec<TraceMark>>> = Mutex::new(None);
+
+/// A mark of [`set_lu_trace`]: label, column, and the event recorded on the device.
+type TraceMark = (&'static str, usize, cudarc::driver::CudaEvent);
+
+/// Starts (`true`, dropping any marks not taken) or stops recording when each step of the
+/// two-level LU with lookahead ends on the device: on the priority stream `factored` (block
+/// column `kk..` factored) and `lookahead` (the next block column updated), on the device's
+/// stream `update` (the rest of the trailing matrix updated) and `uinv` (`U⁻¹`'s columns
+/// formed), and `start` / `factor-end` / `solve-end` around `lu_inverse`'s steps. Each mark
+/// is a timing event; [`take_lu_trace`] turns them into times. For profiling the pipeline
+/// (`gpu-bench --only lu-trace`); the marks cost a little time themselves.
+///
+/// ```
+/// dense_inverse::set_lu_trace(true);
+/// assert!(dense_inverse::take_lu_trace().unwrap().is_empty());
+/// dense_inverse::set_lu_trace(false);
+/// ```
+#[doc(hidden)]
+pub fn set_lu_trace(on: bool) {
+    *TRACE.lock().unwrap_or_else(|e| e.into_inner()) = on.then(Vec::new);
+}
+
+/// The marks recorded since [`set_lu_trace`] (which stays on): `(label, column, ms)`, with the
+/// time in milliseconds after the first mark, in the order recorded. Waits for each event.
+///
+/// ```
+/// assert!(dense_inverse::take_lu_trace().unwrap().is_empty());
+/// ```
+#[doc(hidden)]
+pub fn take_lu_trace() -> Result<Vec<(&'static str, usize, f64)>> {
+    let marks = match TRACE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        Some(v) => std::mem::take(v),
+        None => Vec::new(),
+    };
+    let Some((_, _, first)) = marks.first() else {
+        return Ok(Vec::new());
+    };
+    let drv = |e| crate::Error::from(k::driver_error("take_lu_trace", e));
+    first.synchronize().map_err(drv)?;
+    let mut out = Vec::with_capacity(marks.len());
+    for (label, col, ev) in &marks {
+        ev.synchronize().map_err(drv)?;
+        out.push((*label, *col, f64::from(first.elapsed_ms(ev).map_err(drv)?)));
+    }
+    Ok(out)
+}
+
+/// Records mark `label` for column `col` on `s` when tracing.
+pub(crate) fn trace_mark(
+    op: &'static str,
+    s: &cudarc::driver::CudaStream,
+    label: &'static str,
+    col: usize,
+) -> Result<()> {
+    let mut guard = TRACE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = guard.as_mut() {
+        let ev = s
+            .record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| crate::Error::from(k::driver_error(op, e)))?;
+        v.push((label, col, ev));
+    }
+    Ok(())
+}
 
 /// `A = P·L·U` in place on the `n × n` matrix `a` (LAPACK `getrf`); `ipiv` (`n` entries) gets
 /// the 1-based interchanges, `info` (one entry, 0 on entry) the first exactly-zero pivot.
@@ -104,18 +171,7 @@ fn uinv_block<T: Scalar>(
     if kk > 0 {
         let t = w.shaped(kk, b, kk);
         let x12 = x.at(0, kk, kk, b);
-        cb::gemm(
-            op,
-            dev,
-            OP_N,
-            OP_N,
-            (kk, b, kk),
-            T::one(),
-            x.at(0, 0, kk, kk),
-            x12,
-            T::zero(),
-            t,
-        )?;
+        upper_times(op, dev, x.at(0, 0, kk, kk), x12, t, UPPER_SLAB_MIN)?;
         cb::gemm(
             op,
             dev,
@@ -128,6 +184,49 @@ fn uinv_block<T: Scalar>(
             T::zero(),
             x12,
         )?;
+    }
+    Ok(())
+}
+
+/// Rows per slab of [`upper_times`] in `U⁻¹`'s formation: at least this many, and at most
+/// [`UPPER_SLABS`] slabs.
+const UPPER_SLAB_MIN: usize = 1024;
+/// Most slabs of [`upper_times`].
+const UPPER_SLABS: usize = 4;
+
+/// `C ← U·B` for `U` (`m × m`) upper triangular with zeros stored below its diagonal, `B`
+/// `m × nc`, `C` `m × nc` apart from both: by row slabs of `U` (at least `slab_min` rows, at
+/// most [`UPPER_SLABS`] of them), each a `gemm` over only the
+/// columns of `U` from the slab's first row on (where its nonzeros are), so about
+/// `(1 + 1/s)·m²·nc` flops for `s` slabs instead of a full product's `2·m²·nc`. The skipped
+/// products are exact zeros, so the result is the full product's up to the order of the sums.
+fn upper_times<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    u: Dense<T>,
+    b: Dense<T>,
+    c: Dense<T>,
+    slab_min: usize,
+) -> Result<()> {
+    let (m, nc) = (u.rows, b.cols);
+    let slabs = (m / slab_min.max(1)).clamp(1, UPPER_SLABS);
+    let h = m.div_ceil(slabs);
+    let mut r0 = 0;
+    while r0 < m {
+        let r1 = (r0 + h).min(m);
+        cb::gemm(
+            op,
+            dev,
+            OP_N,
+            OP_N,
+            (r1 - r0, nc, m - r0),
+            T::one(),
+            u.at(r0, r0, r1 - r0, m - r0),
+            b.at(r0, 0, m - r0, nc),
+            T::zero(),
+            c.at(r0, 0, r1 - r0, nc),
+        )?;
+        r0 = r1;
     }
     Ok(())
 }
@@ -194,6 +293,7 @@ fn getrf_lookahead<T: Scalar>(
             let e2 = (e + outer).min(n);
             super::on_stream(pri, || -> Result<()> {
                 factor_block(op, dev, a, (kk, e), ipiv, info, scratch.as_ref(), &mut None)?;
+                trace_mark(op, pri, "factored", kk)?;
                 if let Some(ev) = &big_done {
                     pri.wait(ev).map_err(drv)?;
                 }
@@ -201,7 +301,7 @@ fn getrf_lookahead<T: Scalar>(
                     k::laswp_rows(op, dev, a.at(0, e, n, e2 - e), (0, 0), ipiv, (kk, e), false)?;
                     trailing_update(op, dev, a, (kk, e - kk), (e, e2))?;
                 }
-                Ok(())
+                trace_mark(op, pri, "lookahead", kk)
             })?;
             main.wait(&mark(pri)?).map_err(drv)?;
             if kk > 0 {
@@ -220,8 +320,10 @@ fn getrf_lookahead<T: Scalar>(
                 trailing_update(op, dev, a, (kk, e - kk), (e2, n))?;
             }
             big_done = Some(mark(&main)?);
+            trace_mark(op, &main, "update", kk)?;
             if let Some(xw) = uinv {
                 uinv_block(op, dev, a, xw, (kk, e))?;
+                trace_mark(op, &main, "uinv", kk)?;
             }
             kk = e;
         }
@@ -1569,6 +1671,58 @@ mod tests {
             let inorm = inv.iter().fold(0f64, |s, v| s.max(v.to_c64().norm()));
             let tol = 64.0 * n as f64 * eps * anorm * inorm * n as f64;
             assert!(worst <= tol, "{what}: max |X·A − I| = {worst:e} > {tol:e}");
+        }
+    }
+
+    /// `upper_times` by 1 to 4 slabs (orders that do not divide evenly) against the product on
+    /// the host: `|C − U·B| ≤ c·m·eps·max|U|·max|B|` entrywise, every row of `C` written.
+    #[test]
+    fn upper_times_matches_the_full_product() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        upper_product::<f64>(&dev);
+        upper_product::<num_complex::Complex32>(&dev);
+    }
+
+    fn upper_product<T: Scalar>(dev: &Device) {
+        for (m, nc, slab_min) in [
+            (1usize, 3usize, 1usize),
+            (7, 5, 2),
+            (517, 40, 100),
+            (300, 64, 1000),
+        ] {
+            let mut u = random_values::<T>(m * m, 11 + m as u64);
+            for j in 0..m {
+                for i in j + 1..m {
+                    u[i + j * m] = T::zero();
+                }
+            }
+            let b = random_values::<T>(m * nc, 12 + m as u64);
+            let ud = DeviceMatrix::from_col_major(dev, m, m, m, u.clone()).unwrap();
+            let bd = DeviceMatrix::from_col_major(dev, m, nc, m, b.clone()).unwrap();
+            let nan = vec![T::from_f64(f64::NAN); m * nc];
+            let cd = DeviceMatrix::from_col_major(dev, m, nc, m, nan).unwrap();
+            let d = |x: &DeviceMatrix<T>| Dense::of(OP, x).unwrap();
+            upper_times(OP, dev, d(&ud), d(&bd), d(&cd), slab_min).unwrap();
+            let c = cd.to_array().unwrap();
+            let eps = T::epsilon().to_c64().re;
+            let max = |v: &[T]| v.iter().fold(0f64, |s, x| s.max(x.to_c64().norm()));
+            let tol = 4.0 * m as f64 * eps * max(&u) * max(&b);
+            for j in 0..nc {
+                for i in 0..m {
+                    let mut want = C64::new(0.0, 0.0);
+                    for t in i..m {
+                        want += u[i + t * m].to_c64() * b[t + j * m].to_c64();
+                    }
+                    let got = c[(i, j)].to_c64();
+                    assert!(
+                        (got - want).norm() <= tol,
+                        "{} m = {m} slab {slab_min}: C({i}, {j}) = {got} against {want}",
+                        T::PREFIX
+                    );
+                }
+            }
         }
     }
 

@@ -192,10 +192,14 @@ fn factor_and_invert<T: Scalar>(
             let (f, xd) = (Dense::of(op, &w)?, Dense::of(op, &x)?);
             if n > 0 {
                 let info = flag(dev, 0)?;
+                let s = super::launch_stream(op, dev)?;
+                lu::trace_mark(op, &s, "start", 0)?;
                 let uinv = lu::getrf_uinv(op, dev, f, &pivots, &info, xd)?;
+                lu::trace_mark(op, &s, "factor-end", n)?;
                 singular(op, read_i32(&info)?)?;
                 if uinv {
                     lu::getri_from_uinv(op, dev, f, xd, &pivots)?;
+                    lu::trace_mark(op, &s, "solve-end", n)?;
                 } else {
                     k::copy_dense(op, dev, f, xd)?;
                     lu::getri_into(op, dev, f, xd, &pivots)?;
