@@ -192,6 +192,55 @@ fn as_elem<T: Scalar, E: Copy>(v: T) -> E {
     unsafe { std::mem::transmute_copy(&v) }
 }
 
+/// `C ← A` for two `m × n` matrices (cuBLAS `geam` with `β = 0`, `C` passed as `B`): one kernel,
+/// also for shapes of few rows and many columns, which a two-dimensional memory copy moves
+/// row of elements by row.
+pub(crate) fn copy<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    a: Dense<T>,
+    c: Dense<T>,
+) -> Result<()> {
+    let (m, n) = (c.rows, c.cols);
+    assert!(a.rows == m && a.cols == n);
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    check_layout::<T>();
+    let (mi, ni, lda, ldc) = (int(op, m)?, int(op, n)?, int(op, a.ld)?, int(op, c.ld)?);
+    with_handle(op, dev, |h| {
+        by_type!(
+            T,
+            f,
+            [
+                cb::cublasSgeam,
+                cb::cublasDgeam,
+                cb::cublasCgeam,
+                cb::cublasZgeam
+            ],
+            // SAFETY: as in `gemm`; with β = 0 and `B = C` (same leading dimension, no
+            // transpose), cuBLAS's documented in-place form, `B` is not read.
+            status(op, "geam", unsafe {
+                f(
+                    h,
+                    OP_N,
+                    OP_N,
+                    mi,
+                    ni,
+                    &as_elem::<T, E>(T::one()),
+                    a.ptr as *const E,
+                    lda,
+                    &as_elem::<T, E>(T::zero()),
+                    c.ptr as *const E,
+                    ldc,
+                    c.ptr as *mut E,
+                    ldc,
+                )
+            })
+        )
+    })
+}
+
 /// `C ← α·op(A)·op(B) + β·C` (`C` is `m × n`, `k` the inner dimension).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm<T: Scalar>(
@@ -396,17 +445,86 @@ pub(crate) fn trsm_rec<T: Scalar>(
     a: Dense<T>,
     b: Dense<T>,
 ) -> Result<()> {
+    let leaf = |alpha, t: Dense<T>, x: Dense<T>| {
+        trsm(
+            op,
+            dev,
+            side,
+            uplo,
+            OP_N,
+            diag,
+            (x.rows, x.cols),
+            alpha,
+            t,
+            x,
+        )
+    };
+    trsm_rec_with(op, dev, (side, uplo), (m, n), alpha, a, b, &leaf)
+}
+
+/// A leaf solve of [`trsm_rec_with`]: `(α, A, B)`, `A` the triangle of order ≤ [`TRSM_LEAF`],
+/// `B` the part of the right-hand side it acts on, overwritten with the solution.
+pub(crate) type Leaf<'a, T> = dyn Fn(T, Dense<T>, Dense<T>) -> Result<()> + 'a;
+
+/// The recursion of [`trsm_rec`] with the triangles of order ≤ [`TRSM_LEAF`] solved by `leaf`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn trsm_rec_with<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    (side, uplo): (cb::cublasSideMode_t, cb::cublasFillMode_t),
+    (m, n): (usize, usize),
+    alpha: T,
+    a: Dense<T>,
+    b: Dense<T>,
+    leaf: &Leaf<'_, T>,
+) -> Result<()> {
     let left = side == LEFT;
     let k = if left { m } else { n };
-    if k <= TRSM_LEAF || m == 0 || n == 0 {
-        return trsm(op, dev, side, uplo, OP_N, diag, (m, n), alpha, a, b);
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k <= TRSM_LEAF {
+        return leaf(alpha, a.at(0, 0, k, k), b.at(0, 0, m, n));
     }
     let (src, dst, off) = split(left, uplo == LOWER, k, a, b.at(0, 0, m, n));
-    let solve =
-        |alpha, (t, x): Half<T>| trsm_rec(op, dev, side, uplo, diag, (x.rows, x.cols), alpha, t, x);
+    let solve = |alpha, (t, x): Half<T>| {
+        trsm_rec_with(op, dev, (side, uplo), (x.rows, x.cols), alpha, t, x, leaf)
+    };
     solve(alpha, src)?;
     off_product(op, dev, left, off, src.1, -T::one(), alpha, dst.1)?;
     solve(T::one(), dst)
+}
+
+/// `y ← x` for `n` elements `incx` and `incy` apart (cuBLAS `copy`), e.g. along a diagonal.
+pub(crate) fn copy_strided<T: Scalar>(
+    op: &'static str,
+    dev: &Device,
+    n: usize,
+    (x, incx): (u64, usize),
+    (y, incy): (u64, usize),
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    check_layout::<T>();
+    let (ni, ix, iy) = (int(op, n)?, int(op, incx)?, int(op, incy)?);
+    with_handle(op, dev, |h| {
+        by_type!(
+            T,
+            f,
+            [
+                cb::cublasScopy_v2,
+                cb::cublasDcopy_v2,
+                cb::cublasCcopy_v2,
+                cb::cublasZcopy_v2
+            ],
+            // SAFETY: the caller passes device addresses of this crate's buffers holding `n`
+            // elements of `T` at the given strides.
+            status(op, "copy", unsafe {
+                f(h, ni, x as *const E, ix, y as *mut E, iy)
+            })
+        )
+    })
 }
 
 /// [`trsm`] on the left with `op(A) = Aᵀ` or `Aᴴ` (`trans`), recursively as [`trsm_rec`]: the
