@@ -192,55 +192,6 @@ fn as_elem<T: Scalar, E: Copy>(v: T) -> E {
     unsafe { std::mem::transmute_copy(&v) }
 }
 
-/// `C ← A` for two `m × n` matrices (cuBLAS `geam` with `β = 0`, `C` passed as `B`): one kernel,
-/// also for shapes of few rows and many columns, which a two-dimensional memory copy moves
-/// row of elements by row.
-pub(crate) fn copy<T: Scalar>(
-    op: &'static str,
-    dev: &Device,
-    a: Dense<T>,
-    c: Dense<T>,
-) -> Result<()> {
-    let (m, n) = (c.rows, c.cols);
-    assert!(a.rows == m && a.cols == n);
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    check_layout::<T>();
-    let (mi, ni, lda, ldc) = (int(op, m)?, int(op, n)?, int(op, a.ld)?, int(op, c.ld)?);
-    with_handle(op, dev, |h| {
-        by_type!(
-            T,
-            f,
-            [
-                cb::cublasSgeam,
-                cb::cublasDgeam,
-                cb::cublasCgeam,
-                cb::cublasZgeam
-            ],
-            // SAFETY: as in `gemm`; with β = 0 and `B = C` (same leading dimension, no
-            // transpose), cuBLAS's documented in-place form, `B` is not read.
-            status(op, "geam", unsafe {
-                f(
-                    h,
-                    OP_N,
-                    OP_N,
-                    mi,
-                    ni,
-                    &as_elem::<T, E>(T::one()),
-                    a.ptr as *const E,
-                    lda,
-                    &as_elem::<T, E>(T::zero()),
-                    c.ptr as *const E,
-                    ldc,
-                    c.ptr as *mut E,
-                    ldc,
-                )
-            })
-        )
-    })
-}
-
 /// `C ← α·op(A)·op(B) + β·C` (`C` is `m × n`, `k` the inner dimension).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm<T: Scalar>(

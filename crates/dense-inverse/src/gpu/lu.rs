@@ -103,12 +103,24 @@ pub(crate) fn getrf<T: Scalar>(
     info: &DeviceVec<i32>,
 ) -> Result<()> {
     let outer = lu_outer_block(a.rows);
-    if outer > NB && LOOKAHEAD.load(Ordering::Relaxed) {
-        if let Some(pri) = gpu_blas::interop::cuda_priority_stream(dev)? {
-            return getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, None);
-        }
+    if let Some(pri) = lookahead_stream(dev, outer)? {
+        return getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, None);
     }
     getrf_outer(op, dev, a, ipiv, info, outer, None)
+}
+
+/// The priority stream on which [`getrf_lookahead`] factors the block columns, where the LU
+/// with outer width `outer` runs on two levels with the lookahead ([`set_lu_lookahead`]) and
+/// the device has such a stream; `None` otherwise ([`getrf_outer`] then runs on one stream).
+fn lookahead_stream(
+    dev: &Device,
+    outer: usize,
+) -> Result<Option<std::sync::Arc<cudarc::driver::CudaStream>>> {
+    if outer > NB && LOOKAHEAD.load(Ordering::Relaxed) {
+        Ok(gpu_blas::interop::cuda_priority_stream(dev)?)
+    } else {
+        Ok(None)
+    }
 }
 
 /// [`getrf`] that also forms `U⁻¹` in `x` (an `n × n` matrix of zeros) while it factors, where
@@ -132,22 +144,20 @@ pub(crate) fn getrf_uinv<T: Scalar>(
     let n = a.rows;
     assert!(x.rows == n && x.cols == n);
     let outer = lu_outer_block(n);
-    if outer > NB && LOOKAHEAD.load(Ordering::Relaxed) {
-        if let Some(pri) = gpu_blas::interop::cuda_priority_stream(dev)? {
-            let ws = match DeviceMatrix::<T>::zeros(dev, n, outer) {
-                Ok(w) => w,
-                Err(gpu_blas::Error::OutOfMemory { .. }) => {
-                    getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, None)?;
-                    return Ok(false);
-                }
-                Err(e) => return Err(e.into()),
-            };
-            let w = Dense::of(op, &ws)?;
-            getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, Some((x, w)))?;
-            // The workspace is freed (stream-ordered) after the queued work that uses it.
-            drop(ws);
-            return Ok(true);
-        }
+    if let Some(pri) = lookahead_stream(dev, outer)? {
+        let ws = match DeviceMatrix::<T>::zeros(dev, n, outer) {
+            Ok(w) => w,
+            Err(gpu_blas::Error::OutOfMemory { .. }) => {
+                getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, None)?;
+                return Ok(false);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let w = Dense::of(op, &ws)?;
+        getrf_lookahead(op, dev, a, ipiv, info, outer, &pri, Some((x, w)))?;
+        // The workspace is freed (stream-ordered) after the queued work that uses it.
+        drop(ws);
+        return Ok(true);
     }
     getrf_outer(op, dev, a, ipiv, info, outer, None)?;
     Ok(false)
@@ -1235,12 +1245,12 @@ fn solve_right_unit_lower<T: Scalar>(
     let leaf = |alpha: T, a: Dense<T>, b: Dense<T>| -> Result<()> {
         let k = a.rows;
         let wk = w.at(0, 0, k, k);
-        cb::copy(op, dev, a, wk)?;
+        k::copy_dense(op, dev, a, wk)?;
         k::zero_tri(op, dev, wk, false)?;
         cb::copy_strided::<T>(op, dev, k, (one_ptr, 1), (wk.ptr, wk.ld + 1))?;
         trtri_zeroed(op, dev, wk, false)?;
         let tk = t.at(0, 0, b.rows, k);
-        cb::copy(op, dev, b, tk)?;
+        k::copy_dense(op, dev, b, tk)?;
         cb::gemm(
             op,
             dev,
