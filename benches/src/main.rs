@@ -30,9 +30,11 @@
 //! outer block columns of 128, 256 and 512 (`dense_inverse::set_lu_outer_block`), and prints
 //! the best count per order and type.
 //!
-//! `lu-trace` (only when named) calls `lu_factor` and then `lu_inverse` three times each on the
-//! general test matrix of each `--inv-n` order (f64, or the first of `--inv-types`), printing
-//! each call's wall time: a short, fixed sequence of calls to record under a timeline profiler.
+//! `lu-trace` (only when named) calls `lu_factor`, `lu_inverse` and `gauss_jordan_inverse`
+//! three times each on the general test matrix of each `--inv-n` order (f64, or the first of
+//! `--inv-types`), printing each call's wall time and the pipeline's marks of one more call,
+//! then Gauss-Jordan with other outer block widths and panel widths: a short, fixed sequence
+//! of calls to record under a timeline profiler.
 
 mod blas1;
 mod blas2;

@@ -184,14 +184,17 @@ fn trace_one<T: CusolverInv>(dev: &gpu_blas::Device, n: usize) -> Result<(), Str
 fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Result<(), String> {
     let e = |e: dense_inverse::Error| e.to_string();
     let dev = orig.device();
-    for (label, inv) in [("lu_factor", false), ("lu_inverse", true)] {
+    let call = |what: &str| -> Result<(), dense_inverse::Error> {
+        match what {
+            "lu_factor" => dense_inverse::lu_factor(orig).map(drop),
+            "lu_inverse" => dense_inverse::lu_inverse(orig).map(drop),
+            _ => dense_inverse::gauss_jordan_inverse(orig).map(drop),
+        }
+    };
+    for label in ["lu_factor", "lu_inverse", "gauss_jordan"] {
         for rep in 0..3 {
             let t = std::time::Instant::now();
-            if inv {
-                drop(dense_inverse::lu_inverse(orig).map_err(e)?);
-            } else {
-                drop(dense_inverse::lu_factor(orig).map_err(e)?);
-            }
+            call(label).map_err(e)?;
             dev.synchronize().map_err(|e| e.to_string())?;
             eprintln!(
                 "lu-trace {ty} n = {n} {label} #{rep}: {:.3} ms",
@@ -200,17 +203,42 @@ fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Re
         }
         // One more call with the pipeline's marks.
         dense_inverse::set_lu_trace(true);
-        let r = if inv {
-            dense_inverse::lu_inverse(orig).map(drop)
-        } else {
-            dense_inverse::lu_factor(orig).map(drop)
-        };
+        let r = call(label);
         let marks = dense_inverse::take_lu_trace();
         dense_inverse::set_lu_trace(false);
         r.map_err(e)?;
         print_marks(
             &format!("lu-trace {ty} n = {n} {label}"),
             &marks.map_err(e)?,
+        );
+    }
+    // Gauss-Jordan's outer block width (its block columns are the LU's) and panel width.
+    for (outer, panel) in [
+        (192, None),
+        (256, None),
+        (384, None),
+        (192, Some(64)),
+        (256, Some(64)),
+        (192, Some(32)),
+    ] {
+        set_lu_outer_block(Some(outer));
+        dense_inverse::set_panel_width(panel);
+        let mut times = Vec::new();
+        let mut r = Ok(());
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            r = call("gauss_jordan").and_then(|()| dev.synchronize().map_err(Into::into));
+            if r.is_err() {
+                break;
+            }
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        set_lu_outer_block(None);
+        dense_inverse::set_panel_width(None);
+        r.map_err(e)?;
+        eprintln!(
+            "lu-trace {ty} n = {n} gauss_jordan outer {outer} panel {}: {times:.3?} ms",
+            panel.map_or("built-in".to_string(), |w| w.to_string())
         );
     }
     Ok(())
@@ -241,6 +269,12 @@ fn print_marks(head: &str, marks: &[(&'static str, usize, f64)]) {
         fsum += f - prev_l;
         lsum += l - f;
         if i % 8 == 0 || i + 1 == cols.len() {
+            let all: Vec<String> = marks
+                .iter()
+                .filter(|m| m.1 == kk)
+                .map(|m| format!("{} {:.3}", m.0, m.2))
+                .collect();
+            eprintln!("{head} kk={kk:5} marks: {}", all.join(", "));
             eprintln!(
                 "{head} kk={kk:5} factored {f:8.3} (+{:.3}) lookahead {l:8.3} (+{:.3}) update {} uinv {}",
                 f - prev_l,

@@ -44,6 +44,23 @@ pub fn cuda_priority_stream(device: &Device) -> crate::Result<Option<Arc<CudaStr
         .transpose()
 }
 
+/// A third stream of a CUDA device's context, beside its main and priority streams ([`cuda_priority_stream`]), also with the greatest
+/// scheduling priority: for a second chain of work that overlaps the main stream's, created
+/// on first use and kept for the life of the process; `Ok(None)` for the CPU. Work on it is
+/// ordered with the other streams only through events.
+///
+/// # Errors
+/// [`crate::Error::Cuda`] when the driver cannot create the stream.
+///
+/// ```
+/// use gpu_blas::{interop, Device};
+/// assert!(interop::cuda_side_stream(&Device::cpu())?.is_none());
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn cuda_side_stream(device: &Device) -> crate::Result<Option<Arc<CudaStream>>> {
+    device.cuda_backend().map(|b| b.side_stream()).transpose()
+}
+
 /// The CUDA context of a device; `None` for the CPU.
 pub fn cuda_context(device: &Device) -> Option<Arc<CudaContext>> {
     device.cuda_backend().map(|b| b.context().clone())

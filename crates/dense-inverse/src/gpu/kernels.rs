@@ -1295,3 +1295,37 @@ pub(crate) fn copy_dense<T: Scalar>(
     }
     Ok(())
 }
+
+/// `a ← 0` for a `rows × cols` matrix of the device (one strided two-dimensional memset of
+/// 32-bit words on the launch stream; every scalar type is a whole number of such words and
+/// zero is all zero bits).
+pub(crate) fn zero_dense<T: Scalar>(op: &'static str, dev: &Device, a: Dense<T>) -> Result<()> {
+    use cudarc::driver::sys;
+    if a.rows == 0 || a.cols == 0 {
+        return Ok(());
+    }
+    let size = std::mem::size_of::<T>();
+    assert!(size % 4 == 0);
+    let s = stream(op, dev)?;
+    interop::cuda_context(dev)
+        .ok_or_else(|| super::not_cuda(op))?
+        .bind_to_thread()
+        .map_err(|e| driver_error(op, e))?;
+    // SAFETY: the matrix lies in a live device buffer of `cols` columns of `rows` elements at
+    // its leading dimension (Dense's invariant), each element `size / 4` 32-bit words, and the
+    // memset is queued on the launch stream, ordered with the work that reads and writes it.
+    let r = unsafe {
+        sys::cuMemsetD2D32Async(
+            a.ptr,
+            a.ld * size,
+            0,
+            a.rows * size / 4,
+            a.cols,
+            s.cu_stream(),
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(driver_error(op, r).into());
+    }
+    Ok(())
+}

@@ -1,4 +1,4 @@
-//! The CUDA backend: one context and one stream per GPU (plus, on request, a second stream of
+//! The CUDA backend: one context and one stream per GPU (plus, on request, two more streams of
 //! the greatest priority for work that overlaps the first), embedded kernel modules, the
 //! reduction workspace and the scan word. Everything unsafe about CUDA lives in this module
 //! tree.
@@ -41,6 +41,8 @@ pub(crate) struct CudaBackend {
     index_word: Mutex<Option<index_word::IndexWord>>,
     /// A second stream with the greatest scheduling priority, created on first use.
     priority: OnceLock<Arc<CudaStream>>,
+    /// A third stream with the greatest scheduling priority, created on first use.
+    side: OnceLock<Arc<CudaStream>>,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -172,6 +174,7 @@ impl CudaBackend {
             counters: OnceLock::new(),
             index_word: Mutex::new(None),
             priority: OnceLock::new(),
+            side: OnceLock::new(),
         })
     }
 
@@ -194,6 +197,22 @@ impl CudaBackend {
         })?;
         // Another thread may have created one meanwhile: keep the first, drop this one.
         Ok(self.priority.get_or_init(|| s).clone())
+    }
+
+    /// A third stream of this device's context with the greatest scheduling priority, for a
+    /// second chain of work beside the priority stream's; created on first use and kept for
+    /// the life of the process.
+    pub(crate) fn side_stream(&self) -> Result<Arc<CudaStream>> {
+        if let Some(s) = self.side.get() {
+            return Ok(s.clone());
+        }
+        let s = guarded("creating a side stream", || {
+            self.ctx.bind_to_thread()?;
+            let (_, greatest) = cudarc::driver::result::stream::get_priority_range()?;
+            self.ctx.new_stream_with_priority(greatest)
+        })?;
+        // Another thread may have created one meanwhile: keep the first, drop this one.
+        Ok(self.side.get_or_init(|| s).clone())
     }
 
     /// The CUDA context (for vendor-library handles in benchmarks and tests).
