@@ -212,17 +212,9 @@ fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Re
             &marks.map_err(e)?,
         );
     }
-    // Gauss-Jordan's outer block width (its block columns are the LU's) and panel width.
-    for (outer, panel) in [
-        (192, None),
-        (256, None),
-        (384, None),
-        (192, Some(64)),
-        (256, Some(64)),
-        (192, Some(32)),
-    ] {
+    // Gauss-Jordan's outer block width (its block columns are the LU's).
+    for outer in [128, 192, 256, 384, 512] {
         set_lu_outer_block(Some(outer));
-        dense_inverse::set_panel_width(panel);
         let mut times = Vec::new();
         let mut r = Ok(());
         for _ in 0..3 {
@@ -234,12 +226,8 @@ fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Re
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }
         set_lu_outer_block(None);
-        dense_inverse::set_panel_width(None);
         r.map_err(e)?;
-        eprintln!(
-            "lu-trace {ty} n = {n} gauss_jordan outer {outer} panel {}: {times:.3?} ms",
-            panel.map_or("built-in".to_string(), |w| w.to_string())
-        );
+        eprintln!("lu-trace {ty} n = {n} gauss_jordan outer {outer}: {times:.3?} ms");
     }
     Ok(())
 }

@@ -86,6 +86,41 @@ impl<T: Element> DeviceMatrix<T> {
         })
     }
 
+    /// A compact copy (`ld = rows`) of the matrix or block `src`, on its device: one strided
+    /// copy into a new buffer that is not zero-filled first (every element is then written by
+    /// the copy).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`], [`Error::SizeTooLarge`] or [`Error::Cuda`].
+    ///
+    /// ```
+    /// use gpu_blas::{DeviceMatrix, Device};
+    /// let dev = Device::cpu();
+    /// let a = DeviceMatrix::from_col_major(&dev, 3, 3, 3, (0..9).map(f64::from).collect())?;
+    /// let b = DeviceMatrix::copy_of(&a.block(1, 1, 2, 2)?)?;
+    /// assert_eq!((b.rows(), b.cols(), b.ld()), (2, 2, 2));
+    /// assert_eq!(b.to_array()?[(1, 0)], 5.0);
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn copy_of(src: &MatRef<'_, T>) -> Result<Self> {
+        let (rows, cols) = (src.rows(), src.cols());
+        if rows == 0 || cols == 0 {
+            return Self::zeros(src.device(), rows, cols);
+        }
+        let len = rows.checked_mul(cols).ok_or_else(|| Error::SizeTooLarge {
+            op: "DeviceMatrix::copy_of",
+            detail: format!("{rows} x {cols}"),
+        })?;
+        let mut m = DeviceMatrix {
+            buf: Buffer::uninit(src.device(), len, "DeviceMatrix::copy_of")?,
+            rows,
+            cols,
+            ld: rows,
+        };
+        m.view_mut().copy_from(src)?;
+        Ok(m)
+    }
+
     /// A copy of a 2-D `ndarray` (any memory order) as a column-major matrix on `device`.
     ///
     /// # Errors

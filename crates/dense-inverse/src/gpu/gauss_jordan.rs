@@ -19,7 +19,7 @@
 //! Below order 3072 (one level, `kb = NB`), step 3 goes as `C ← C + panel·C1` after step 4,
 //! with `C1` saved to a workspace and zeroed (`gj_save_rows`; two `gemm`s, the columns left
 //! and right of the panel). From 3072 on ([`invert_lookahead`]) the panels are block columns
-//! of `b` columns (192, see `lu::gj_outer_block`) factored as the LU's (by 48-column panels
+//! of `b` columns (192 to 512 by order, see `lu::gj_outer_block`) factored as the LU's (by 48-column panels
 //! and the updates inside the block column), with a lookahead: on a priority stream, step 3
 //! on the next block column goes through the factors, `Z = L11⁻¹·C1`, `C2 ← C2 − L21·Z`,
 //! `C1 ← U11⁻¹·Z`, `C0 ← C0 − A01·C1` (two `trsm` and two `gemm` in place), so its
@@ -54,12 +54,14 @@ pub(crate) fn invert<T: Scalar>(op: &'static str, dev: &Device, w: &DeviceMatrix
     let ipiv = DeviceVec::<i32>::zeros(dev, n)?;
     let info = flag(dev, 0)?;
     let outer = lu::gj_outer_block(n);
-    let side = gpu_blas::interop::cuda_side_stream(dev)?;
-    match (lu::lookahead_stream(dev, outer)?, side) {
-        (Some(pri), Some(side)) => {
-            invert_lookahead(op, dev, a, (&ipiv, &info), outer, (&pri, &side))?
-        }
-        _ => invert_one_level(op, dev, a, (&ipiv, &info))?,
+    // The side stream only where the lookahead runs (it is created on first use).
+    let streams = match lu::lookahead_stream(dev, outer)? {
+        Some(pri) => gpu_blas::interop::cuda_side_stream(dev)?.map(|side| (pri, side)),
+        None => None,
+    };
+    match streams {
+        Some((pri, side)) => invert_lookahead(op, dev, a, (&ipiv, &info), outer, (&pri, &side))?,
+        None => invert_one_level(op, dev, a, (&ipiv, &info))?,
     }
     k::swap_cols(op, dev, a, &ipiv)?;
     let info = read_i32(&info)?;

@@ -677,13 +677,16 @@ pub(super) fn lu_outer_block(n: usize) -> usize {
 }
 
 /// The outer block width of the GPU Gauss-Jordan inverse for order `n`: the forced one
-/// ([`set_lu_outer_block`]), else 192 for `3072 ≤ n < 12288` and [`lu_outer_block`]'s width
-/// otherwise. Its lookahead spends more per block column than the LU's (the rows above the
-/// panel too, and every column of the matrix each step), which a wider block column
-/// amortizes: f64 at n = 8000 on an H200 with outer 128 / 192 / 256, 48.1 / 43.2 / 43.4 ms.
+/// ([`set_lu_outer_block`]), else 192 for `3072 ≤ n < 6144`, 384 for `6144 ≤ n < 12288`, and
+/// [`lu_outer_block`]'s width otherwise (512 from 12288). Its lookahead spends more per block
+/// column than the LU's (every column of the matrix is updated at each step), which a wider
+/// block column amortizes. Measured (f64, H100, outer 128 / 192 / 256 / 384 / 512): n = 4000
+/// 15.8 / 15.7 / 16.3 / 16.0 / 16.3 ms, n = 8000 45.0 / 41.2 / 41.1 / 40.5 / 41.6 ms, n = 16000
+/// 304 / 254 / 225 / 209 / 206 ms.
 pub(super) fn gj_outer_block(n: usize) -> usize {
     match LU_OUTER.load(Ordering::Relaxed) {
-        0 if (3072..12288).contains(&n) => 192,
+        0 if (3072..6144).contains(&n) => 192,
+        0 if (6144..12288).contains(&n) => 384,
         _ => lu_outer_block(n),
     }
 }

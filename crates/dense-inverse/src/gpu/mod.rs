@@ -141,9 +141,7 @@ pub(crate) fn vptr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
 /// A new compact `rows × cols` matrix (leading dimension `max(rows, 1)`) holding a copy of the
 /// view. Out of memory is [`Error::OutOfMemory`].
 pub(crate) fn copy_in<T: Scalar>(a: &MatRef<'_, T>) -> Result<DeviceMatrix<T>> {
-    let mut w = DeviceMatrix::zeros(a.device(), a.rows(), a.cols())?;
-    copy_view(a, &mut w.view_mut())?;
-    Ok(w)
+    Ok(DeviceMatrix::copy_of(a)?)
 }
 
 /// `dst ← src` (same shape): one strided two-dimensional copy on the device's stream.

@@ -43,6 +43,8 @@ pub(crate) struct CudaBackend {
     priority: OnceLock<Arc<CudaStream>>,
     /// A third stream with the greatest scheduling priority, created on first use.
     side: OnceLock<Arc<CudaStream>>,
+    /// Held while one of those streams is created.
+    stream_creation: Mutex<()>,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -175,6 +177,7 @@ impl CudaBackend {
             index_word: Mutex::new(None),
             priority: OnceLock::new(),
             side: OnceLock::new(),
+            stream_creation: Mutex::new(()),
         })
     }
 
@@ -187,32 +190,37 @@ impl CudaBackend {
     /// blocks are placed before those of the main stream's kernels when multiprocessors free
     /// up), created on first use and kept for the life of the process.
     pub(crate) fn priority_stream(&self) -> Result<Arc<CudaStream>> {
-        if let Some(s) = self.priority.get() {
-            return Ok(s.clone());
-        }
-        let s = guarded("creating a priority stream", || {
-            self.ctx.bind_to_thread()?;
-            let (_, greatest) = cudarc::driver::result::stream::get_priority_range()?;
-            self.ctx.new_stream_with_priority(greatest)
-        })?;
-        // Another thread may have created one meanwhile: keep the first, drop this one.
-        Ok(self.priority.get_or_init(|| s).clone())
+        self.extra_stream(&self.priority, "creating a priority stream")
     }
 
     /// A third stream of this device's context with the greatest scheduling priority, for a
     /// second chain of work beside the priority stream's; created on first use and kept for
     /// the life of the process.
     pub(crate) fn side_stream(&self) -> Result<Arc<CudaStream>> {
-        if let Some(s) = self.side.get() {
+        self.extra_stream(&self.side, "creating a side stream")
+    }
+
+    /// The stream in `slot`, created (greatest priority) by the first caller. Creation holds
+    /// a lock, so two threads never both create one (and then drop one: a stream destroyed
+    /// from whichever thread last held it leaves nothing behind for another caller to meet).
+    fn extra_stream(
+        &self,
+        slot: &OnceLock<Arc<CudaStream>>,
+        what: &'static str,
+    ) -> Result<Arc<CudaStream>> {
+        if let Some(s) = slot.get() {
             return Ok(s.clone());
         }
-        let s = guarded("creating a side stream", || {
+        let _creating = lock(&self.stream_creation);
+        if let Some(s) = slot.get() {
+            return Ok(s.clone());
+        }
+        let s = guarded(what, || {
             self.ctx.bind_to_thread()?;
             let (_, greatest) = cudarc::driver::result::stream::get_priority_range()?;
             self.ctx.new_stream_with_priority(greatest)
         })?;
-        // Another thread may have created one meanwhile: keep the first, drop this one.
-        Ok(self.side.get_or_init(|| s).clone())
+        Ok(slot.get_or_init(|| s).clone())
     }
 
     /// The CUDA context (for vendor-library handles in benchmarks and tests).
