@@ -20,7 +20,8 @@ use num_traits::{ToPrimitive, Zero};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Method {
     /// Cholesky when the matrix is exactly Hermitian with a positive real diagonal and the
-    /// factorization succeeds; LU with partial pivoting otherwise.
+    /// factorization succeeds (on a GPU the blocked bordering method); partial pivoting
+    /// otherwise: LU, or on a GPU from order 3072 Gauss-Jordan (see [`inverse`]).
     #[default]
     Auto,
     /// LU with partial pivoting ([`crate::lu_inverse`]).
@@ -122,8 +123,10 @@ fn hermitian_positive_diagonal<T: Scalar>(n: usize, h: &[T]) -> bool {
 /// (`Method::Bordering(Uplo::Lower, Bordering::Blocked(256))`, whose `b × b` Schur complements
 /// are the diagonal blocks a blocked Cholesky factors, and which is the faster SPD inverse there),
 /// kept when every pivot `β` is positive. Otherwise (a non-positive pivot, or a matrix not of
-/// that form) it takes LU with partial pivoting, on both devices (on a CUDA device the faster
-/// of the two general methods, Gauss-Jordan being the other). Every method reports the exact
+/// that form) it takes LU with partial pivoting, except on a CUDA device from order 3072,
+/// where blocked Gauss-Jordan with partial pivoting (the same pivots in exact arithmetic)
+/// runs its factorizations beside its products on three streams and is the faster one
+/// (`method_used` says which ran). Every method reports the exact
 /// `rcond = 1/(‖A‖₁·‖A⁻¹‖₁)` of the computed inverse (one pass over it, where an estimate from
 /// the factors alone, [`crate::lu_rcond`] and [`crate::cholesky_rcond`], needs several
 /// triangular solves and is only within a small factor of it). A result with `rcond < ε` is
