@@ -19,17 +19,17 @@
 //! Below order 3072 (one level, `kb = NB`), step 3 goes as `C ← C + panel·C1` after step 4,
 //! with `C1` saved to a workspace and zeroed (`gj_save_rows`; two `gemm`s, the columns left
 //! and right of the panel). From 3072 on ([`invert_lookahead`]) the panels are block columns
-//! of `b` columns (192 to 512 by order, see `lu::gj_outer_block`) factored as the LU's (by 48-column panels
-//! and the updates inside the block column), with a lookahead: on a priority stream, step 3
-//! on the next block column goes through the factors, `Z = L11⁻¹·C1`, `C2 ← C2 − L21·Z`,
-//! `C1 ← U11⁻¹·Z`, `C0 ← C0 − A01·C1` (two `trsm` and two `gemm` in place), so its
-//! factorization can start; on the device's stream, step 4 goes out of place by products
-//! ([`panel_by_products`]) and step 3 on every other column as `C ← C + panel·C1`, while the
+//! of `b` columns (192 to 512 by order, see `lu::gj_outer_block`) factored as the LU's (by
+//! 48-column panels and the updates inside the block column) on a priority stream, which then
+//! takes step 3 on the next block column only as far as its factorization needs
+//! (`Z = L11⁻¹·C1`, `C2 ← C2 − L21·Z`); a side stream forms step 4 out of place by products
+//! ([`panel_by_products`]) and finishes step 3 there (`C1 ← U11⁻¹·Z`, `C0 ← C0 − A01·C1`);
+//! the device's stream takes step 3 on every other column as `C ← C + panel·C1`, while the
 //! next block column is factored.
 //!
 //! After the last panel the array holds `(P·A)⁻¹`; the columns are interchanged back in
 //! reverse order (`swap_cols`, LAPACK `getri`'s last step). Extra memory: a `min(n, NB) × n`
-//! workspace (one level), or with the lookahead `b × n` and `n × b` ones and `b × 2b` for
+//! workspace (one level), or with the lookahead `b × n` and `n × 2b` ones and `b × 2b` for
 //! the diagonal block's inverses (`b` the outer width), and `n` pivots.
 
 use super::cublas::{self as cb, LEFT, LOWER, NON_UNIT, OP_N, RIGHT, UNIT, UPPER};
@@ -294,7 +294,7 @@ fn upper_update<T: Scalar>(
 /// not written. `L11⁻¹` and `U11⁻¹` are formed in `t` (`kb × 2·kb`) with zeros in their other
 /// triangles (copies of the diagonal block, `L11`'s diagonal set to ones by a strided copy
 /// from `one_ptr`, `lu::trtri`, `zero_tri`); then `A11⁻¹ = U11⁻¹·L11⁻¹`, `−L21·L11⁻¹` and
-/// `−A01·A11⁻¹` by three `gemm`s. cuBLAS `trsm` with 128 right-hand columns and thousands of
+/// `−A01·A11⁻¹` by three `gemm`s. cuBLAS `trsm` with `kb` right-hand columns and thousands of
 /// rows (the in-place [`panel_form`]) runs far under `gemm`'s rate, and the `kk`-row ones
 /// grow with `kk`.
 fn panel_by_products<T: Scalar>(
