@@ -212,22 +212,41 @@ fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Re
             &marks.map_err(e)?,
         );
     }
-    // Gauss-Jordan's outer block width (its block columns are the LU's).
-    for outer in [128, 192, 256, 384, 512] {
-        set_lu_outer_block(Some(outer));
-        let mut times = Vec::new();
-        let mut r = Ok(());
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            r = call("gauss_jordan").and_then(|()| dev.synchronize().map_err(Into::into));
-            if r.is_err() {
-                break;
+    // Gauss-Jordan's outer block width (its block columns are the LU's) and how it shares
+    // the multiprocessors: (reserve, clustered, lookahead) with the side stream outside.
+    use dense_inverse::GjPartition;
+    let parts = [(0, false, false), (16, true, false), (24, true, false)];
+    for (reserve, clustered, lookahead) in parts {
+        let p = GjPartition {
+            reserve,
+            clustered,
+            side: false,
+            lookahead,
+        };
+        let sms = gpu_blas::interop::cuda_partition_streams(dev, reserve as u32, clustered)
+            .ok()
+            .flatten()
+            .map_or(0, |p| p.sms);
+        for outer in [192, 256, 384, 512] {
+            dense_inverse::set_gj_partition(Some(p));
+            set_lu_outer_block(Some(outer));
+            let mut times = Vec::new();
+            let mut r = Ok(());
+            for _ in 0..3 {
+                let t = std::time::Instant::now();
+                r = call("gauss_jordan").and_then(|()| dev.synchronize().map_err(Into::into));
+                if r.is_err() {
+                    break;
+                }
+                times.push(t.elapsed().as_secs_f64() * 1e3);
             }
-            times.push(t.elapsed().as_secs_f64() * 1e3);
+            set_lu_outer_block(None);
+            dense_inverse::set_gj_partition(None);
+            r.map_err(e)?;
+            eprintln!(
+                "lu-trace {ty} n = {n} gauss_jordan outer {outer} partition {sms} {p:?}: {times:.3?} ms"
+            );
         }
-        set_lu_outer_block(None);
-        r.map_err(e)?;
-        eprintln!("lu-trace {ty} n = {n} gauss_jordan outer {outer}: {times:.3?} ms");
     }
     Ok(())
 }

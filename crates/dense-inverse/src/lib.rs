@@ -63,9 +63,9 @@ mod lu;
 
 #[doc(hidden)]
 pub use gpu::lu::{
-    lu_inverse_phases, panel_launch_blocks, set_lu_lookahead, set_lu_outer_block, set_lu_trace,
-    set_panel_blocks, set_panel_cluster, set_panel_cluster_variant, set_panel_split,
-    set_panel_width, take_lu_trace, PanelSync,
+    lu_inverse_phases, panel_launch_blocks, set_gj_partition, set_lu_lookahead, set_lu_outer_block,
+    set_lu_trace, set_panel_blocks, set_panel_cluster, set_panel_cluster_variant, set_panel_split,
+    set_panel_width, take_lu_trace, GjPartition, PanelSync,
 };
 
 pub use bordering::{bordering_inverse, bordering_inverse_in_place, Bordering};

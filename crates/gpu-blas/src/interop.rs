@@ -61,6 +61,55 @@ pub fn cuda_side_stream(device: &Device) -> crate::Result<Option<Arc<CudaStream>
     device.cuda_backend().map(|b| b.side_stream()).transpose()
 }
 
+/// Streams of a CUDA device whose kernels run on a partition of its multiprocessors only (a
+/// green context's), so that kernels on the device's other streams always find the
+/// multiprocessors outside it free: for long bulk work (large products) beside a
+/// latency-bound chain. See [`cuda_partition_streams`].
+#[derive(Clone, Debug)]
+pub struct PartitionStreams {
+    /// A stream of the lowest scheduling priority, for the bulk work.
+    pub low: Arc<CudaStream>,
+    /// Two streams of the greatest scheduling priority: their blocks are placed first when the
+    /// partition's multiprocessors free up.
+    pub high: [Arc<CudaStream>; 2],
+    /// The partition's multiprocessor count.
+    pub sms: u32,
+}
+
+/// [`PartitionStreams`] of a partition leaving at least `reserve` multiprocessors of a CUDA
+/// device outside it. With `clustered`, the multiprocessors left out are split off first as a
+/// group able to hold the largest thread block clusters (`reserve` rounded up to the driver's
+/// granularity: 8 on compute capability 9.0) and the partition is the rest; otherwise the
+/// partition is `total − reserve` multiprocessors rounded down to that granularity. Created on
+/// first use for each `(reserve, clustered)` and kept for the life of the process. `Ok(None)`
+/// for the CPU, for `reserve` 0 or one leaving fewer than 8 to the partition, or when the
+/// driver cannot partition the device (before CUDA 12.4). Buffers of the device are used on
+/// the streams as on its main stream; work on them is ordered with the other streams only
+/// through events.
+///
+/// # Errors
+/// [`crate::Error::Cuda`] when the driver fails while making the partition's streams.
+///
+/// ```
+/// use gpu_blas::{interop, Device};
+/// assert!(interop::cuda_partition_streams(&Device::cpu(), 20, false)?.is_none());
+/// # Ok::<(), gpu_blas::Error>(())
+/// ```
+pub fn cuda_partition_streams(
+    device: &Device,
+    reserve: u32,
+    clustered: bool,
+) -> crate::Result<Option<PartitionStreams>> {
+    let Some(b) = device.cuda_backend() else {
+        return Ok(None);
+    };
+    Ok(b.partition(reserve, clustered)?.map(|p| PartitionStreams {
+        low: p.low,
+        high: p.high,
+        sms: p.sms,
+    }))
+}
+
 /// The CUDA context of a device; `None` for the CPU.
 pub fn cuda_context(device: &Device) -> Option<Arc<CudaContext>> {
     device.cuda_backend().map(|b| b.context().clone())
@@ -94,4 +143,45 @@ pub fn csr_ptrs<T: crate::Scalar>(a: &crate::CsrMatrix<T>) -> Option<(u64, u64, 
         a.col_idx.cuda_ptr(0)?,
         a.values.cuda_ptr(0)?,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::cuda_test_device;
+
+    /// A partition's streams: within what was asked, the same streams on a second request,
+    /// data round-trips through each, and nothing for no reserve or one leaving too little.
+    #[test]
+    fn partition_streams() {
+        let Some(dev) = cuda_test_device() else {
+            return;
+        };
+        let total = sm_count(&dev).unwrap();
+        for clustered in [false, true] {
+            assert!(cuda_partition_streams(&dev, 0, clustered)
+                .unwrap()
+                .is_none());
+            assert!(cuda_partition_streams(&dev, total - 4, clustered)
+                .unwrap()
+                .is_none());
+            let Some(p) = cuda_partition_streams(&dev, 20, clustered).unwrap() else {
+                eprintln!("skipped: the driver made no partition");
+                return;
+            };
+            assert!(p.sms > 0 && p.sms <= total - 20, "{} of {total}", p.sms);
+            let again = cuda_partition_streams(&dev, 20, clustered)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (again.low.cu_stream(), again.sms),
+                (p.low.cu_stream(), p.sms)
+            );
+            let host: Vec<f64> = (0..4099).map(|i| i as f64 * 0.5 - 7.0).collect();
+            for st in [&p.low, &p.high[0], &p.high[1]] {
+                let d = st.clone_htod(&host).unwrap();
+                assert_eq!(st.clone_dtoh(&d).unwrap(), host);
+            }
+        }
+    }
 }

@@ -25,7 +25,11 @@
 //! (`Z = L11⁻¹·C1`, `C2 ← C2 − L21·Z`); a side stream forms step 4 out of place by products
 //! ([`panel_by_products`]) and finishes step 3 there (`C1 ← U11⁻¹·Z`, `C0 ← C0 − A01·C1`);
 //! the device's stream takes step 3 on every other column as `C ← C + panel·C1`, while the
-//! next block column is factored.
+//! next block column is factored. Below order 12288 on devices where the panels run as
+//! thread block clusters, those big products run in a partition of the multiprocessors (a
+//! green context, `gpu_blas::interop::cuda_partition_streams`) that leaves out a group of 16
+//! able to hold a panel's cluster (`lu::gj_partition`), so the panels never wait for the
+//! products' blocks to drain.
 //!
 //! After the last panel the array holds `(P·A)⁻¹`; the columns are interchanged back in
 //! reverse order (`swap_cols`, LAPACK `getri`'s last step). Extra memory: a `min(n, NB) × n`
@@ -60,7 +64,10 @@ pub(crate) fn invert<T: Scalar>(op: &'static str, dev: &Device, w: &DeviceMatrix
         None => None,
     };
     match streams {
-        Some((pri, side)) => invert_lookahead(op, dev, a, (&ipiv, &info), outer, (&pri, &side))?,
+        Some((pri, side)) => {
+            let streams = (&pri, &side, lu::gj_partition(op, dev, n)?);
+            invert_lookahead(op, dev, a, (&ipiv, &info), outer, streams)?
+        }
         None => invert_one_level(op, dev, a, (&ipiv, &info))?,
     }
     k::swap_cols(op, dev, a, &ipiv)?;
@@ -120,18 +127,42 @@ fn invert_one_level<T: Scalar>(
 ///   factors), `F` copied into `K`.
 ///
 /// So the chain that sets the pace is `pri`'s factorizations and the lower updates between
-/// them; step 4, the upper updates and the big products run beside it. The device's stream
-/// waits for the other two before returning, also after an error.
+/// them; step 4, the upper updates and the big products run beside it. Where `part` has a
+/// reserve and the driver makes the partition, the device stream's part runs on the
+/// partition's low-priority stream instead (and, where `part` says so, `side`'s work and the
+/// lookahead on its high-priority ones), so that the multiprocessors left out are always free
+/// for `pri`. The device's stream waits for the others before returning, also after an
+/// error.
 fn invert_lookahead<T: Scalar>(
     op: &'static str,
     dev: &Device,
     a: Dense<T>,
     (ipiv, info): (&DeviceVec<i32>, &DeviceVec<i32>),
     outer: usize,
-    (pri, side): (&Arc<CudaStream>, &Arc<CudaStream>),
+    (pri, side, part): (&Arc<CudaStream>, &Arc<CudaStream>, lu::GjPartition),
 ) -> Result<()> {
     use cudarc::driver::sys::CUevent_flags;
-    let main = super::launch_stream(op, dev)?;
+    let device_stream = super::launch_stream(op, dev)?;
+    // The big products in a partition leaving `part.reserve` multiprocessors outside (where
+    // asked also the side stream's products and the lookahead, ahead of them), so that the
+    // priority stream's kernels find those free.
+    let streams = match part.reserve {
+        0 => None,
+        r => gpu_blas::interop::cuda_partition_streams(dev, r as u32, part.clustered)?,
+    };
+    let (main, side, ahead) = match streams {
+        Some(p) => (
+            p.low,
+            if part.side {
+                p.high[0].clone()
+            } else {
+                side.clone()
+            },
+            part.lookahead.then(|| p.high[1].clone()),
+        ),
+        None => (device_stream.clone(), side.clone(), None),
+    };
+    let (side, ahead) = (&side, ahead.as_ref());
     let drv = |e: cudarc::driver::DriverError| Error::from(k::driver_error(op, e));
     let mark = |s: &CudaStream| {
         s.record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
@@ -156,9 +187,10 @@ fn invert_lookahead<T: Scalar>(
         Dense::of(op, &fbuf)?,
         Dense::of(op, &tbuf)?,
     );
-    let start = mark(&main)?;
-    pri.wait(&start).map_err(drv)?;
-    side.wait(&start).map_err(drv)?;
+    let start = mark(&device_stream)?;
+    for s in [pri, side, &main].into_iter().chain(ahead) {
+        s.wait(&start).map_err(drv)?;
+    }
     let run = || -> Result<()> {
         // The device's stream's mark after K+2 is updated by K (pri waits for it before
         // K+1's lookahead), and after each step (its F may then be formed again).
@@ -170,20 +202,30 @@ fn invert_lookahead<T: Scalar>(
             let e2 = (e + outer).min(n);
             let kb = e - kk;
             let f = fd.at(0, (step % 2) * b, n, kb);
-            let (factored, looked) = super::on_stream(pri, || -> Result<_> {
+            let factored = super::on_stream(pri, || -> Result<_> {
                 lu::factor_block(op, dev, a, (kk, e), ipiv, info, scratch.as_ref(), &mut None)?;
                 lu::trace_mark(op, pri, "factored", kk)?;
-                let factored = mark(pri)?;
+                mark(pri)
+            })?;
+            // The lookahead: K+1 updated by K, on pri or in the partition.
+            let la = ahead.unwrap_or(pri);
+            let looked = super::on_stream(la, || -> Result<_> {
+                if ahead.is_some() {
+                    la.wait(&factored).map_err(drv)?;
+                }
                 if let Some(ev) = &big_done {
-                    pri.wait(ev).map_err(drv)?;
+                    la.wait(ev).map_err(drv)?;
                 }
                 if e < e2 {
                     k::laswp_rows(op, dev, a.at(0, e, n, e2 - e), (0, 0), ipiv, (kk, e), false)?;
                     lu::trailing_update(op, dev, a, (kk, kb), (e, e2))?;
                 }
-                lu::trace_mark(op, pri, "lookahead", kk)?;
-                Ok((factored, mark(pri)?))
+                lu::trace_mark(op, la, "lookahead", kk)?;
+                mark(la)
             })?;
+            if ahead.is_some() {
+                pri.wait(&looked).map_err(drv)?;
+            }
             let (formed, upper_done) = super::on_stream(side, || -> Result<_> {
                 side.wait(&factored).map_err(drv)?;
                 if let Some(ev) = &step_done[step % 2] {
@@ -234,11 +276,12 @@ fn invert_lookahead<T: Scalar>(
         }
         Ok(())
     };
-    let r = run();
-    // Whatever happened, nothing queued on pri or side may outlive the caller's buffers.
-    let joined = mark(pri)
-        .and_then(|ev| main.wait(&ev).map_err(drv))
-        .and(mark(side).and_then(|ev| main.wait(&ev).map_err(drv)));
+    let r = super::on_stream(&main, run);
+    // Whatever happened, nothing queued on the other streams may outlive the caller's buffers.
+    let joined = [pri, side, &main]
+        .into_iter()
+        .chain(ahead)
+        .try_for_each(|s| mark(s).and_then(|ev| device_stream.wait(&ev).map_err(drv)));
     // The workspaces are freed (stream-ordered) after the queued work that uses them.
     drop((ws, fbuf, tbuf, ones));
     r.and(joined)
@@ -526,6 +569,17 @@ mod tests {
     /// `A⁻¹` of the column-major `a` by the lookahead method (`Some(outer)`) or the one-level
     /// one (`None`); the inverse and `info`.
     fn run<T: Scalar>(dev: &Device, n: usize, a: &[T], outer: Option<usize>) -> (Vec<T>, i32) {
+        run_in(dev, n, a, outer, lu::GjPartition::default())
+    }
+
+    /// [`run`] with the multiprocessors shared as `part` says.
+    fn run_in<T: Scalar>(
+        dev: &Device,
+        n: usize,
+        a: &[T],
+        outer: Option<usize>,
+        part: lu::GjPartition,
+    ) -> (Vec<T>, i32) {
         let m = DeviceMatrix::from_col_major(dev, n, n, n, a.to_vec()).unwrap();
         let d = Dense::of(OP, &m).unwrap();
         let ipiv = DeviceVec::<i32>::zeros(dev, n).unwrap();
@@ -536,7 +590,8 @@ mod tests {
                     .unwrap()
                     .unwrap();
                 let side = gpu_blas::interop::cuda_side_stream(dev).unwrap().unwrap();
-                invert_lookahead(OP, dev, d, (&ipiv, &info), outer, (&pri, &side)).unwrap();
+                let streams = (&pri, &side, part);
+                invert_lookahead(OP, dev, d, (&ipiv, &info), outer, streams).unwrap();
             }
             None => invert_one_level(OP, dev, d, (&ipiv, &info)).unwrap(),
         }
@@ -552,10 +607,31 @@ mod tests {
 
     fn lookahead_inverse<T: Scalar>(dev: &Device) {
         let eps = T::epsilon().to_c64().re;
-        for (n, outer) in [(300usize, 128usize), (517, 192), (640, 128), (200, 64)] {
-            let what = format!("{} n = {n} outer = {outer}", T::PREFIX);
+        // Orders, outer widths, and how the multiprocessors are shared.
+        let none = lu::GjPartition::default();
+        let all_in = lu::GjPartition {
+            reserve: 40,
+            clustered: false,
+            side: true,
+            lookahead: true,
+        };
+        let clustered = lu::GjPartition {
+            reserve: 16,
+            clustered: true,
+            ..none
+        };
+        let cases = [
+            (300usize, 128usize, none),
+            (517, 192, none),
+            (640, 128, none),
+            (200, 64, none),
+            (517, 192, clustered),
+            (640, 128, all_in),
+        ];
+        for (n, outer, part) in cases {
+            let what = format!("{} n = {n} outer = {outer} partition {part:?}", T::PREFIX);
             let a = random_values::<T>(n * n, 40 + n as u64);
-            let (x, info) = run(dev, n, &a, Some(outer));
+            let (x, info) = run_in(dev, n, &a, Some(outer), part);
             assert_eq!(info, 0, "{what}: info");
             // max |X·A − I| ≤ c·n·eps·max|X|·max|A|·n.
             let mut worst = 0f64;
@@ -609,6 +685,14 @@ mod tests {
             }
             let (_, info) = run(&dev, n, &a, Some(128));
             assert_eq!(info, j as i32 + 1, "zero column {j}");
+            let part = lu::GjPartition {
+                reserve: 16,
+                clustered: false,
+                side: true,
+                lookahead: true,
+            };
+            let (_, info) = run_in(&dev, n, &a, Some(128), part);
+            assert_eq!(info, j as i32 + 1, "zero column {j}, partition");
             let (_, info) = run(&dev, n, &a, None);
             assert_eq!(info, j as i32 + 1, "zero column {j}, one level");
         }

@@ -691,6 +691,82 @@ pub(super) fn gj_outer_block(n: usize) -> usize {
     }
 }
 
+/// How the GPU Gauss-Jordan inverse (from order 3072, where it runs on three streams) shares
+/// the multiprocessors ([`set_gj_partition`]): its big products `C ← C + F·C1` run in a
+/// partition (a green context) that leaves at least `reserve` multiprocessors outside, so that
+/// the next block column's factorization never waits for them to drain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GjPartition {
+    /// Multiprocessors kept out of the partition; 0: no partition.
+    pub reserve: usize,
+    /// The multiprocessors kept out form a group able to hold the largest thread block
+    /// clusters (the partition is the rest); otherwise the partition is a group of all but
+    /// `reserve`, rounded down to the driver's granularity.
+    pub clustered: bool,
+    /// The panels' products (the side stream's work) run in the partition too, ahead of the
+    /// big products.
+    pub side: bool,
+    /// The next block column's update by the current one (the lookahead) runs in the
+    /// partition, ahead of the big products, instead of on the priority stream.
+    pub lookahead: bool,
+}
+
+/// The partition forced by [`set_gj_partition`] (`None`: the built-in rule, [`gj_built_in`]).
+static GJ_PARTITION: Mutex<Option<GjPartition>> = Mutex::new(None);
+
+/// The built-in partition of the Gauss-Jordan inverse of order `n` where the LU panels run as
+/// thread block clusters (compute capability 9.0 on): below order 12288, 16 multiprocessors
+/// kept out as a group able to hold one panel's 16-block cluster, so that the panels never
+/// wait for a graphics processing cluster's worth of multiprocessors to drain; none from
+/// 12288, where the big products set the pace and need every multiprocessor. Measured (H100,
+/// `gpu-bench --only lu-trace`, ms at the built-in outer width; none / all but 20 as one
+/// group / 16, 24, 32 kept out as a cluster-capable group):
+///
+/// | | none | 112 | 16 | 24 | 32 |
+/// |---|---:|---:|---:|---:|---:|
+/// | f64 n = 4000 | 15.7 | 16.0 | 15.8 | 15.9 | 15.8 |
+/// | f64 n = 8000 | 40.4–40.8 | 40.3 | 38.0–38.8 | 38.5–38.8 | 38.9 |
+/// | f64 n = 16000 | 205 | 219 | 210–214 | 216–220 | 225 |
+/// | f32 n = 4000 | 14.4 | 14.3 | 13.6 | 13.8 | 13.6 |
+/// | f32 n = 8000 | 42.1 | 41.4 | 36.5 | 37.1 | 38.5 |
+/// | f32 n = 16000 | 211 | 239 | 227 | 240 | 255 |
+///
+/// With the lookahead or the side stream's products in the partition as well: no better.
+fn gj_built_in(n: usize) -> GjPartition {
+    GjPartition {
+        reserve: if n < 12288 { 16 } else { 0 },
+        clustered: true,
+        side: false,
+        lookahead: false,
+    }
+}
+
+/// Sets, for the whole process, how the GPU Gauss-Jordan inverse shares the multiprocessors
+/// ([`GjPartition`]); `None` restores the built-in rule. Where the driver cannot partition the
+/// device, the products run as without a partition. For tuning sweeps (`gpu-bench --only
+/// lu-trace`).
+///
+/// ```
+/// use dense_inverse::GjPartition;
+/// dense_inverse::set_gj_partition(Some(GjPartition { reserve: 20, ..Default::default() }));
+/// dense_inverse::set_gj_partition(None);
+/// ```
+#[doc(hidden)]
+pub fn set_gj_partition(p: Option<GjPartition>) {
+    *GJ_PARTITION.lock().unwrap_or_else(|e| e.into_inner()) = p;
+}
+
+/// The partition of the Gauss-Jordan inverse of order `n` on `dev`: the forced one, else
+/// [`gj_built_in`]'s where the panels run as clusters, none elsewhere.
+pub(super) fn gj_partition(op: &'static str, dev: &Device, n: usize) -> Result<GjPartition> {
+    let forced = *GJ_PARTITION.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(match forced {
+        Some(p) => p,
+        None if k::cluster_capable(op, dev)? => gj_built_in(n),
+        None => GjPartition::default(),
+    })
+}
+
 /// The block count of the cooperative panel launch forced by [`set_panel_blocks`] (0: the
 /// built-in rule, 48 blocks or one per multiprocessor where there are fewer).
 static PANEL_BLOCKS: AtomicUsize = AtomicUsize::new(0);

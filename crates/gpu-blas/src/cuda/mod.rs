@@ -1,5 +1,6 @@
 //! The CUDA backend: one context and one stream per GPU (plus, on request, two more streams of
-//! the greatest priority for work that overlaps the first), embedded kernel modules, the
+//! the greatest priority for work that overlaps the first, and the streams of green contexts
+//! that confine bulk work to a partition of the multiprocessors), embedded kernel modules, the
 //! reduction workspace and the scan word. Everything unsafe about CUDA lives in this module
 //! tree.
 
@@ -45,6 +46,18 @@ pub(crate) struct CudaBackend {
     side: OnceLock<Arc<CudaStream>>,
     /// Held while one of those streams is created.
     stream_creation: Mutex<()>,
+    /// Streams of green contexts (SM partitions) by requested SM count, created on first use;
+    /// `None` where the driver could not make one.
+    partitions: Mutex<HashMap<(u32, bool), Option<Partition>>>,
+}
+
+/// A green context's streams (the context and streams live for the process): one of the
+/// lowest and two of the greatest scheduling priority, and its multiprocessor count.
+#[derive(Clone)]
+pub(crate) struct Partition {
+    pub(crate) low: Arc<CudaStream>,
+    pub(crate) high: [Arc<CudaStream>; 2],
+    pub(crate) sms: u32,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -178,6 +191,7 @@ impl CudaBackend {
             priority: OnceLock::new(),
             side: OnceLock::new(),
             stream_creation: Mutex::new(()),
+            partitions: Mutex::new(HashMap::new()),
         })
     }
 
@@ -221,6 +235,127 @@ impl CudaBackend {
             self.ctx.new_stream_with_priority(greatest)
         })?;
         Ok(slot.get_or_init(|| s).clone())
+    }
+
+    /// Streams whose kernels run only on a partition of the device's multiprocessors (a green
+    /// context's), leaving at least `reserve` of them outside so that work on this context's
+    /// other streams always finds those free. With `clustered`, the multiprocessors left out
+    /// are split off first as a group able to hold the largest thread block clusters (the
+    /// driver rounds `reserve` up to its granularity, 8 on compute capability 9.0) and the
+    /// partition is the rest; otherwise the partition is a group of `total − reserve`
+    /// multiprocessors rounded down to that granularity. Created on first use for each
+    /// `(reserve, clustered)` and kept for the life of the process; `Ok(None)` when `reserve`
+    /// is 0 or leaves nothing to the partition, or the driver cannot make one (before CUDA
+    /// 12.4, or a device without green contexts). The streams share this context's memory and
+    /// modules, so buffers and kernels are used on them as on the device's stream.
+    pub(crate) fn partition(&self, reserve: u32, clustered: bool) -> Result<Option<Partition>> {
+        let mut parts = lock(&self.partitions);
+        if let Some(p) = parts.get(&(reserve, clustered)) {
+            return Ok(p.clone());
+        }
+        let _creating = lock(&self.stream_creation);
+        let made = if reserve == 0 || reserve + 8 > self.sm_count {
+            None
+        } else {
+            let make = || self.create_partition(reserve, clustered);
+            match catch_unwind(AssertUnwindSafe(make)) {
+                Ok(Ok(p)) => p,
+                Ok(Err(e)) => return Err(Error::cuda("creating an SM partition", e)),
+                Err(_) => None,
+            }
+        };
+        parts.insert((reserve, clustered), made.clone());
+        Ok(made)
+    }
+
+    /// [`Self::partition`]'s driver calls; `Ok(None)` where the driver declines.
+    fn create_partition(
+        &self,
+        reserve: u32,
+        clustered: bool,
+    ) -> std::result::Result<Option<Partition>, DriverError> {
+        use std::mem::MaybeUninit;
+        self.ctx.bind_to_thread()?;
+        let ok = |r: sys::CUresult| r == sys::CUresult::CUDA_SUCCESS;
+        // SAFETY: each out-parameter is a live local of the type the call writes; the
+        // resources are plain data the driver fills; the green context and its streams are
+        // never destroyed (kept for the process, like the priority streams), so the borrowed
+        // stream wrappers never outlive them.
+        unsafe {
+            let mut all = MaybeUninit::<sys::CUdevResource>::zeroed().assume_init();
+            if !ok(sys::cuDeviceGetDevResource(
+                self.ctx.cu_device(),
+                &mut all,
+                sys::CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+            )) {
+                return Ok(None);
+            }
+            let total = all.__bindgen_anon_1.sm.smCount;
+            if reserve + 8 > total {
+                return Ok(None);
+            }
+            let (count, flags) = match clustered {
+                true => (
+                    reserve,
+                    sys::CUdevSmResourceSplit_flags::CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE
+                        as std::ffi::c_uint,
+                ),
+                false => ((total - reserve) / 8 * 8, 0),
+            };
+            let mut group = MaybeUninit::<sys::CUdevResource>::zeroed().assume_init();
+            let mut rest = MaybeUninit::<sys::CUdevResource>::zeroed().assume_init();
+            let mut groups: std::ffi::c_uint = 1;
+            if !ok(sys::cuDevSmResourceSplitByCount(
+                &mut group,
+                &mut groups,
+                &all,
+                &mut rest,
+                flags,
+                count,
+            )) || groups != 1
+            {
+                return Ok(None);
+            }
+            let mut part = if clustered { rest } else { group };
+            let sms = part.__bindgen_anon_1.sm.smCount;
+            if sms == 0 || sms >= total {
+                return Ok(None);
+            }
+            let mut desc: sys::CUdevResourceDesc = std::ptr::null_mut();
+            if !ok(sys::cuDevResourceGenerateDesc(&mut desc, &mut part, 1)) {
+                return Ok(None);
+            }
+            let mut green: sys::CUgreenCtx = std::ptr::null_mut();
+            if !ok(sys::cuGreenCtxCreate(
+                &mut green,
+                desc,
+                self.ctx.cu_device(),
+                sys::CUgreenCtxCreate_flags::CU_GREEN_CTX_DEFAULT_STREAM as std::ffi::c_uint,
+            )) {
+                return Ok(None);
+            }
+            let (least, greatest) = cudarc::driver::result::stream::get_priority_range()?;
+            let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as std::ffi::c_uint;
+            let mut raw: [sys::CUstream; 3] = [std::ptr::null_mut(); 3];
+            for (i, prio) in [least, greatest, greatest].into_iter().enumerate() {
+                if !ok(sys::cuGreenCtxStreamCreate(&mut raw[i], green, flags, prio)) {
+                    for s in raw.iter().take(i) {
+                        sys::cuStreamDestroy_v2(*s);
+                    }
+                    sys::cuGreenCtxDestroy(green);
+                    return Ok(None);
+                }
+            }
+            // Later launches must see the device's own context current, whatever the calls
+            // above did to this thread's.
+            self.ctx.bind_to_thread()?;
+            let wrap = |s: sys::CUstream| self.ctx.wrap_borrowed_stream(s);
+            Ok(Some(Partition {
+                low: wrap(raw[0]),
+                high: [wrap(raw[1]), wrap(raw[2])],
+                sms,
+            }))
+        }
     }
 
     /// The CUDA context (for vendor-library handles in benchmarks and tests).
