@@ -7,7 +7,8 @@
 //! `nb ∈ {8, 16, 32}`, 64 and 128 threads and the three register caps at n = 33, 48, 64, 100,
 //! 128, 190 and 256, batch 10000, on an H100); see `docs/perf-notes.md` for the sweep itself. Orders
 //! between the measured ones use the entry of the next larger measured order; orders above
-//! 256 (not swept) use the entry of 256.
+//! 256 use the entry of 256, except where a later sweep at 384 and 512 (f64 and c128) found
+//! better: the f64 solve kernels with 128 threads there.
 
 use gpu_blas::Scalar;
 
@@ -85,13 +86,19 @@ const REAL_DOUBLE: Table = &[
     (48, c(8, 64, R48), c(8, 64, R64)),
     (128, c(8, 64, R64), c(8, 64, R64)),
     (190, c(16, 128, R64), c(8, 64, R64)),
-    (usize::MAX, c(16, 128, R80), c(8, 64, R64)),
+    (256, c(16, 128, R80), c(8, 64, R64)),
+    // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
+    // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
+    (usize::MAX, c(16, 128, R80), c(8, 128, R64)),
 ];
 const COMPLEX_SINGLE: Table = &[
     (64, c(8, 64, R48), c(8, 64, R64)),
     (128, c(8, 64, R64), c(8, 64, R64)),
     (190, c(16, 128, R64), c(8, 64, R64)),
-    (usize::MAX, c(16, 128, R80), c(8, 64, R64)),
+    (256, c(16, 128, R80), c(8, 64, R64)),
+    // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
+    // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
+    (usize::MAX, c(16, 128, R80), c(8, 128, R64)),
 ];
 const COMPLEX_DOUBLE: Table = &[
     (64, c(8, 64, R64), c(8, 64, R64)),
