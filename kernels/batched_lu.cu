@@ -559,14 +559,24 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
                    const i64 *xoff
 #define BATCH Batch{n, a_stride, x_stride, ns, aoff, poff, xoff}
 
+// The gate of a kernel queued right behind a validity scan on the same stream: the scan's word
+// (or null: no gate). The word still holds ~0 when the scan found nothing; otherwise the
+// kernel writes nothing, so a call that reports the scan's error has left every buffer as it
+// was, without a host round trip between the scan and the kernel.
+__device__ __forceinline__ bool gate_closed(const unsigned long long* gate) {
+    return gate != nullptr && *(const volatile unsigned long long*)gate != ~0ull;
+}
+
 #define SMALL(T, P, W)                                                                                         \
-    extern "C" __global__ void __launch_bounds__(128) getrf_small_w##W##_##P(T* a, int* ipiv, int* info,    \
-                                                                             int batch, int n, i64 stride) { \
+    extern "C" __global__ void __launch_bounds__(128) getrf_small_w##W##_##P(                               \
+        T* a, int* ipiv, int* info, int batch, int n, i64 stride, const unsigned long long* gate) {           \
+        if (gate_closed(gate)) return;                                                                       \
         getrf_small<T, W>(a, ipiv, info, batch, n, stride);                                                  \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
         getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \
-                               i64 a_stride, i64 inv_stride) {                                               \
+                               i64 a_stride, i64 inv_stride, const unsigned long long* gate) {               \
+        if (gate_closed(gate)) return;                                                                       \
         getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
     }
 
@@ -577,19 +587,24 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
 // tuning table picks the variant per type and order.
 #define BLOCKED_V(T, P, NB, CPT, SUF, MINB)                                                              \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
-        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS) {                         \
+        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS,                           \
+                                        const unsigned long long* gate) {                                \
+        if (gate_closed(gate)) return;                                                                   \
         if (blockIdx.x < (unsigned)batch) getrf_blocked<T, NB, CPT>(a, ipiv, info, BATCH);              \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
         getrs_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs,    \
-                                        int chunks, int trans, BATCH_ARGS) {                             \
+                                        int chunks, int trans, BATCH_ARGS,                               \
+                                        const unsigned long long* gate) {                                \
+        if (gate_closed(gate)) return;                                                                   \
         if (trans == 0) solve_blocked<T, NB, CPT, 0>(a, ipiv, info, x, nrhs, chunks, BATCH);             \
         else if (trans == 1) solve_blocked<T, NB, CPT, 1>(a, ipiv, info, x, nrhs, chunks, BATCH);        \
         else solve_blocked<T, NB, CPT, 2>(a, ipiv, info, x, nrhs, chunks, BATCH);                        \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
         getri_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int chunks,  \
-                                        BATCH_ARGS) {                                                    \
+                                        BATCH_ARGS, const unsigned long long* gate) {                    \
+        if (gate_closed(gate)) return;                                                                   \
         solve_blocked<T, NB, CPT, 3>(a, ipiv, info, x, 0, chunks, BATCH);                                \
     }
 

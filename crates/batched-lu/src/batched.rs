@@ -4,7 +4,7 @@ use crate::check::{self, dims};
 use crate::gpu::{self, Desc};
 use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
 use gpu_blas::blas2::Trans;
-use gpu_blas::{DeviceVec, Result, Scalar};
+use gpu_blas::{Device, DeviceVec, Result, Scalar};
 use rayon::prelude::*;
 
 /// Where the matrices of a uniform batch lie in one buffer.
@@ -121,10 +121,18 @@ fn all_pivots_valid(op: &'static str, l: &BatchLayout, piv: &[i32]) -> Result<()
         .try_for_each(|(k, p)| check::pivots_valid(op, l.n, p, k * l.n))
 }
 
-/// On a GPU: fails with [`Error::NonFinite`](gpu_blas::Error::NonFinite) at the first NaN or
-/// infinity inside a matrix (a scan before anything is written).
-pub(crate) fn gpu_finite<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>) -> Result<()> {
-    match gpu::first_nonfinite(op, d, a)? {
+/// On a GPU: queues the scan of `a` (device address `ap` on `dev`) for non-finite values,
+/// then `then(gate)`, whose kernels take the scan's word as their gate (they write nothing when
+/// the scan found something), and waits once for both. Fails with
+/// [`Error::NonFinite`](gpu_blas::Error::NonFinite) at the first NaN or infinity inside a
+/// matrix, having written nothing.
+pub(crate) fn gpu_finite_then<T: Scalar>(
+    op: &'static str,
+    d: &Desc,
+    (dev, ap): (&Device, u64),
+    then: impl FnOnce(u64) -> Result<()>,
+) -> Result<()> {
+    match gpu::first_nonfinite_then::<T>(op, d, (dev, ap), then)? {
         None => Ok(()),
         Some(index) => Err(gpu_blas::Error::NonFinite { op, index }),
     }
@@ -133,21 +141,46 @@ pub(crate) fn gpu_finite<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>
 /// Factors, pivots and `info` of a batch.
 type Factored<T> = (DeviceVec<T>, DeviceVec<i32>, DeviceVec<i32>);
 
-/// On a GPU: the factors of a copy of `a` (checked finite first), with pivots and `info`.
-fn gpu_factor_copy<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>) -> Result<Factored<T>> {
-    gpu_finite(op, d, a)?;
-    let mut f = a.try_clone()?;
-    // getrf writes every pivot and every info entry of a uniform batch: no memset needed.
-    let mut piv = DeviceVec::uninit(a.device(), d.n * d.batch)?;
-    let mut info = DeviceVec::uninit(a.device(), d.batch)?;
-    gpu::getrf(op, d, &mut f, &mut piv, &mut info)?;
-    Ok((f, piv, info))
+/// On a GPU: the factors of a copy of `a` with pivots and `info`, and `then(factors, gate)`
+/// queued behind them, all behind the scan of `a` for non-finite values and gated by it; one
+/// wait. Fails as [`gpu_finite_then`], having written nothing outside the new buffers.
+fn gpu_factor_copy_then<T: Scalar>(
+    op: &'static str,
+    d: &Desc,
+    a: &DeviceVec<T>,
+    then: impl FnOnce(&mut Factored<T>, u64) -> Result<()>,
+) -> Result<Factored<T>> {
+    let mut out = None;
+    let dev = a.device().clone();
+    gpu_finite_then::<T>(op, d, (&dev, gpu::addr(a)), |gate| {
+        let mut f = a.try_clone()?;
+        // getrf writes every pivot and every info entry of a uniform batch: no memset needed.
+        let mut piv = DeviceVec::uninit(&dev, d.n * d.batch)?;
+        let mut info = DeviceVec::uninit(&dev, d.batch)?;
+        gpu::getrf(op, d, &mut f, &mut piv, &mut info, gate)?;
+        let mut fac = (f, piv, info);
+        then(&mut fac, gate)?;
+        out = Some(fac);
+        Ok(())
+    })?;
+    out.ok_or_else(|| gpu_blas::Error::Unsupported {
+        op,
+        detail: "the factorization was not queued".into(),
+    })
 }
 
-/// On a GPU: fails with [`Error::OutOfBounds`](gpu_blas::Error::OutOfBounds) at the first
-/// pivot outside `1..=n_k`.
-pub(crate) fn gpu_pivots(op: &'static str, d: &Desc, piv: &DeviceVec<i32>) -> Result<()> {
-    match gpu::first_bad_pivot(op, d, piv)? {
+/// On a GPU: queues the scan of the pivots `piv` (device address `pp` on `dev`), then
+/// `then(gate)` gated by it, and waits once. Fails with
+/// [`Error::OutOfBounds`](gpu_blas::Error::OutOfBounds) at the first pivot outside `1..=n_k`,
+/// having written nothing.
+pub(crate) fn gpu_pivots_then(
+    op: &'static str,
+    d: &Desc,
+    piv: &DeviceVec<i32>,
+    then: impl FnOnce(u64) -> Result<()>,
+) -> Result<()> {
+    let dev = piv.device().clone();
+    match gpu::first_bad_pivot_then(op, d, (&dev, gpu::addr(piv)), then)? {
         None => Ok(()),
         Some(i) => {
             let v = piv.read_range(i, 1)?[0];
@@ -285,8 +318,10 @@ pub fn getrf_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, 0);
-        gpu_finite(OP, &d, a)?;
-        return gpu::getrf(OP, &d, a, pivots, info);
+        let dev = a.device().clone();
+        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::addr(a)), |gate| {
+            gpu::getrf(OP, &d, a, pivots, info, gate)
+        });
     }
     let mut host = a.to_vec()?;
     all_finite(OP, &layout, &host)?;
@@ -343,8 +378,9 @@ pub fn getrs_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
-        gpu_pivots(OP, &d, pivots)?;
-        return gpu::getrs(OP, &d, trans, a, pivots, None, b, nrhs);
+        return gpu_pivots_then(OP, &d, pivots, |gate| {
+            gpu::getrs(OP, &d, trans, a, pivots, None, b, nrhs, gate)
+        });
     }
     let piv = pivots.to_vec()?;
     all_pivots_valid(OP, &layout, &piv)?;
@@ -409,8 +445,9 @@ pub fn getri_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
-        gpu_pivots(OP, &d, pivots)?;
-        return gpu::getri(OP, &d, a, pivots, info, inv);
+        return gpu_pivots_then(OP, &d, pivots, |gate| {
+            gpu::getri(OP, &d, a, pivots, info, inv, gate)
+        });
     }
     let piv = pivots.to_vec()?;
     all_pivots_valid(OP, &layout, &piv)?;
@@ -457,8 +494,9 @@ pub fn inverse_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
-        let (f, piv, info) = gpu_factor_copy(OP, &d, a)?;
-        gpu::getri(OP, &d, &f, &piv, &info, inv)?;
+        let (_, _, info) = gpu_factor_copy_then(OP, &d, a, |(f, piv, info), gate| {
+            gpu::getri(OP, &d, f, piv, info, inv, gate)
+        })?;
         return Ok(info);
     }
     let mut host = a.to_vec()?;
@@ -510,10 +548,10 @@ pub fn solve_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
-        let (f, piv, info) = gpu_factor_copy(OP, &d, a)?;
-        if nrhs > 0 {
-            gpu::getrs(OP, &d, trans, &f, &piv, Some(&info), b, nrhs)?;
-        }
+        let (_, _, info) = gpu_factor_copy_then(OP, &d, a, |(f, piv, info), gate| match nrhs {
+            0 => Ok(()),
+            _ => gpu::getrs(OP, &d, trans, f, piv, Some(info), b, nrhs, gate),
+        })?;
         return Ok(info);
     }
     let mut host = a.to_vec()?;

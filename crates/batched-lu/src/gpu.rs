@@ -160,18 +160,20 @@ fn scan_cfg(batch: usize) -> LaunchConfig {
     cfg(batch.div_ceil(8).clamp(1, 65535), 256, 0)
 }
 
-/// The flat index of the first (smallest-index) non-finite element of any matrix.
-pub(crate) fn first_nonfinite<T: Scalar>(
+/// The flat index of the first (smallest-index) non-finite element of any matrix of `a`
+/// (device address `ap` on `dev`), after `then(word)` has queued, behind the scan, the work
+/// that its gate `word` guards (one wait, after both).
+pub(crate) fn first_nonfinite_then<T: Scalar>(
     op: &'static str,
     d: &Desc,
-    a: &DeviceVec<T>,
+    (dev, ap): (&Device, u64),
+    then: impl FnOnce(u64) -> Result<()>,
 ) -> Result<Option<usize>> {
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
-    let ap = ptr(a);
-    let f = function(a.device(), &MODULE, &kernel_name::<T>("nonfinite_scan"))?;
-    let s = stream(a.device())?;
-    scan(op, a.device(), |fp| {
+    let f = function(dev, &MODULE, &kernel_name::<T>("nonfinite_scan"))?;
+    let s = stream(dev)?;
+    scan(op, dev, |fp| {
         let mut l = s.launch_builder(&f);
         l.arg(&ap);
         push_desc!(l, d, b, n, as_, xs);
@@ -179,28 +181,34 @@ pub(crate) fn first_nonfinite<T: Scalar>(
         // SAFETY: (a, batch description, first_bad) match the kernel; every matrix lies in `a`
         // (validated) and first_bad is one 8-byte word.
         unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
-        Ok(())
+        then(fp)
     })
 }
 
-/// The flat index of the first pivot outside `1..=n_k`, if any.
-pub(crate) fn first_bad_pivot(
+/// The flat index of the first pivot outside `1..=n_k` in the pivots at device address `pp`
+/// on `dev`, if any, after `then(word)` has queued the work its gate `word` guards.
+pub(crate) fn first_bad_pivot_then(
     op: &'static str,
     d: &Desc,
-    piv: &DeviceVec<i32>,
+    (dev, pp): (&Device, u64),
+    then: impl FnOnce(u64) -> Result<()>,
 ) -> Result<Option<usize>> {
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
-    let pp = ptr(piv);
-    let f = function(piv.device(), &MODULE, "pivot_scan_i")?;
-    let s = stream(piv.device())?;
-    scan(op, piv.device(), |fp| {
+    let f = function(dev, &MODULE, "pivot_scan_i")?;
+    let s = stream(dev)?;
+    scan(op, dev, |fp| {
         let mut l = s.launch_builder(&f);
         l.arg(&pp).arg(&b).arg(&n).arg(&d.ns).arg(&d.poff).arg(&fp);
         // SAFETY: (piv, batch, n, ns, poff, first_bad) match the kernel; every matrix's pivots
         // lie in `piv` (validated) and first_bad is one 8-byte word.
         unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
-        Ok(())
+        then(fp)
     })
+}
+
+/// The device address of a vector (for the scans' `then` callers).
+pub(crate) fn addr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
+    ptr(v)
 }
 
 thread_local! {
@@ -293,13 +301,15 @@ fn small_width(n: usize) -> usize {
     n.next_power_of_two().max(4)
 }
 
-/// LU of every matrix in place: pivots and info written.
+/// LU of every matrix in place: pivots and info written; nothing written where `gate` (a
+/// scan word queued just before, or 0 for none) says the scan found something.
 pub(crate) fn getrf<T: Scalar>(
     op: &'static str,
     d: &Desc,
     a: &mut DeviceVec<T>,
     piv: &mut DeviceVec<i32>,
     info: &mut DeviceVec<i32>,
+    gate: u64,
 ) -> Result<()> {
     let dev = a.device().clone();
     let s = stream(&dev)?;
@@ -315,9 +325,10 @@ pub(crate) fn getrf<T: Scalar>(
         )?;
         let per_block = 128 / w;
         let mut l = s.launch_builder(&f);
-        l.arg(&ap).arg(&pp).arg(&ip).arg(&b).arg(&n).arg(&as_);
-        // SAFETY: (a, ipiv, info, batch, n, stride) match the kernel; a holds batch matrices
-        // `stride` apart, ipiv n·batch and info batch elements (validated by the caller).
+        l.arg(&ap).arg(&pp).arg(&ip).arg(&b).arg(&n).arg(&as_).arg(&gate);
+        // SAFETY: (a, ipiv, info, batch, n, stride, gate) match the kernel; a holds batch
+        // matrices `stride` apart, ipiv n·batch and info batch elements (validated by the
+        // caller); gate is null or a scan word.
         unsafe { l.launch(cfg(d.batch.div_ceil(per_block), 128, 0)) }.map_err(launch_error(op))?;
         return Ok(());
     }
@@ -325,7 +336,8 @@ pub(crate) fn getrf<T: Scalar>(
     let mut l = s.launch_builder(&f);
     l.arg(&ap).arg(&pp).arg(&ip);
     push_desc!(l, d, b, n, as_, xs);
-    // SAFETY: (a, ipiv, info, batch description) match the kernel; every matrix, pivot range
+    l.arg(&gate);
+    // SAFETY: (a, ipiv, info, batch description, gate) match the kernel; every matrix, pivot range
     // and info entry lies in its buffer (validated); the dynamic shared memory is the size the
     // kernel's layout needs for the largest order.
     unsafe { l.launch(cfg(d.batch, threads, smem)) }.map_err(launch_error(op))?;
@@ -333,7 +345,8 @@ pub(crate) fn getrf<T: Scalar>(
 }
 
 /// Solves `op(A_k)·X_k = B_k` from the factors (`nrhs` columns, leading dimension `n_k`);
-/// matrices with a non-zero `info` (when given) get NaN.
+/// matrices with a non-zero `info` (when given) get NaN; nothing written where `gate` (a scan
+/// word queued just before, or 0) says the scan found something.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn getrs<T: Scalar>(
     op: &'static str,
@@ -344,6 +357,7 @@ pub(crate) fn getrs<T: Scalar>(
     info: Option<&DeviceVec<i32>>,
     x: &mut DeviceVec<T>,
     nrhs: usize,
+    gate: u64,
 ) -> Result<()> {
     let dev = a.device().clone();
     let s = stream(&dev)?;
@@ -368,14 +382,16 @@ pub(crate) fn getrs<T: Scalar>(
         .arg(&ch)
         .arg(&t);
     push_desc!(l, d, b, n, as_, xs);
-    // SAFETY: (a, ipiv, info, x, nrhs, chunks, trans, batch description) match the kernel;
+    l.arg(&gate);
+    // SAFETY: (a, ipiv, info, x, nrhs, chunks, trans, batch description, gate) match the kernel;
     // factors, pivots (validated in 1..=n_k), info and right-hand sides lie in their buffers.
     unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
     Ok(())
 }
 
 /// Inverses from the factors into `inv` (matrix `k` at its `x` offset, leading dimension
-/// `n_k`); matrices with a non-zero `info` or an exactly-zero `U(j, j)` get NaN.
+/// `n_k`); matrices with a non-zero `info` or an exactly-zero `U(j, j)` get NaN; nothing
+/// written where `gate` (a scan word queued just before, or 0) says the scan found something.
 pub(crate) fn getri<T: Scalar>(
     op: &'static str,
     d: &Desc,
@@ -383,6 +399,7 @@ pub(crate) fn getri<T: Scalar>(
     piv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
     inv: &mut DeviceVec<T>,
+    gate: u64,
 ) -> Result<()> {
     let dev = a.device().clone();
     let s = stream(&dev)?;
@@ -405,8 +422,9 @@ pub(crate) fn getri<T: Scalar>(
             .arg(&b)
             .arg(&n)
             .arg(&as_)
-            .arg(&xs);
-        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride) match the kernel; the
+            .arg(&xs)
+            .arg(&gate);
+        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride, gate) match the kernel; the
         // buffers hold every matrix, pivot, info and inverse (validated); the shared memory is
         // 64 / w groups of w·(w + 1) elements.
         unsafe { l.launch(cfg(d.batch.div_ceil(64 / w), 64, smem)) }.map_err(launch_error(op))?;
@@ -418,7 +436,8 @@ pub(crate) fn getri<T: Scalar>(
     let mut l = s.launch_builder(&f);
     l.arg(&ap).arg(&pp).arg(&ip).arg(&xp).arg(&ch);
     push_desc!(l, d, b, n, as_, xs);
-    // SAFETY: (a, ipiv, info, inv, chunks, batch description) match the kernel; factors,
+    l.arg(&gate);
+    // SAFETY: (a, ipiv, info, inv, chunks, batch description, gate) match the kernel; factors,
     // pivots (validated), info and the output matrices lie in their buffers.
     unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
     Ok(())

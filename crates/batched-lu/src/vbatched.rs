@@ -1,7 +1,7 @@
 //! Variable-size batches: matrices of different orders at arbitrary (disjoint) offsets of one
 //! buffer.
 
-use crate::batched::{gpu_finite, gpu_pivots};
+use crate::batched::{gpu_finite_then, gpu_pivots_then};
 use crate::check::{self, dims};
 use crate::gpu::{self, VarArrays};
 use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
@@ -216,8 +216,10 @@ pub fn getrf_vbatched<T: Scalar>(
     if a.device().is_cuda() {
         let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &vb.pivot_starts(), None)?;
         let d = arrays.desc();
-        gpu_finite(OP, &d, a)?;
-        return gpu::getrf(OP, &d, a, pivots, info);
+        let dev = a.device().clone();
+        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::addr(a)), |gate| {
+            gpu::getrf(OP, &d, a, pivots, info, gate)
+        });
     }
     let mut host = a.to_vec()?;
     for &k in &order {
@@ -284,8 +286,9 @@ pub fn getrs_vbatched<T: Scalar>(
         let starts = vb.pivot_starts();
         let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &starts, Some(&starts))?;
         let d = arrays.desc();
-        gpu_pivots(OP, &d, pivots)?;
-        return gpu::getrs(OP, &d, trans, a, pivots, None, b, 1);
+        return gpu_pivots_then(OP, &d, pivots, |gate| {
+            gpu::getrs(OP, &d, trans, a, pivots, None, b, 1, gate)
+        });
     }
     let piv = pivots.to_vec()?;
     pivots_valid_v(OP, vb, &piv)?;
@@ -355,8 +358,9 @@ pub fn getri_vbatched<T: Scalar>(
             Some(&vb.offsets),
         )?;
         let d = arrays.desc();
-        gpu_pivots(OP, &d, pivots)?;
-        return gpu::getri(OP, &d, a, pivots, info, inv);
+        return gpu_pivots_then(OP, &d, pivots, |gate| {
+            gpu::getri(OP, &d, a, pivots, info, inv, gate)
+        });
     }
     let piv = pivots.to_vec()?;
     pivots_valid_v(OP, vb, &piv)?;

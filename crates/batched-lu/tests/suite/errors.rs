@@ -74,12 +74,39 @@ gpu_blas::device_tests! {
         assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0));
         let mut b = DeviceVec::zeros(dev, 12).unwrap();
         assert!(matches!(solve_batched(l, Trans::N, &a, &mut b, 1, 4), Err(Error::NonFinite { .. })));
+        assert!(b.to_vec().unwrap().iter().all(|&v| v == 0.0), "b written on error");
+
+        // The blocked kernels (n > 32): the bad value in the last matrix, after others that
+        // would be factored first.
+        let (n, batch) = (40, 5);
+        let l = BatchLayout::packed(n, batch);
+        let mut buf = well::<f64>(n, 7).repeat(batch);
+        let bad = (batch - 1) * n * n + 3 * n + 39;
+        buf[bad] = f64::NEG_INFINITY;
+        let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+        let mut piv = DeviceVec::from_slice(dev, &vec![9; n * batch]).unwrap();
+        let mut info = DeviceVec::from_slice(dev, &[9; 5]).unwrap();
+        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+        assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index: bad }));
+        assert_eq!(a.to_vec().unwrap(), buf, "a written on error");
+        assert_eq!(piv.to_vec().unwrap(), vec![9; n * batch]);
+        assert_eq!(info.to_vec().unwrap(), vec![9; batch]);
+        let mut inv = DeviceVec::zeros(dev, n * n * batch).unwrap();
+        assert!(matches!(inverse_batched(l, &a, &mut inv, n * n), Err(Error::NonFinite { .. })));
+        assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0), "inv written on error");
+        let mut b = DeviceVec::zeros(dev, n * 2 * batch).unwrap();
+        assert!(matches!(solve_batched(l, Trans::T, &a, &mut b, 2, 2 * n), Err(Error::NonFinite { .. })));
+        assert!(b.to_vec().unwrap().iter().all(|&v| v == 0.0), "b written on error");
 
         let vb = VarBatch { sizes: vec![1, 2], offsets: vec![10, 0] };
-        let mut va = DeviceVec::from_slice(dev, &[1.0, 2.0, f64::NAN, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+        let vbuf = [1.0, 2.0, f64::NAN, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+        let mut va = DeviceVec::from_slice(dev, &vbuf).unwrap();
         let mut vp = DeviceVec::zeros(dev, 3).unwrap();
         let mut vi = DeviceVec::zeros(dev, 2).unwrap();
         assert_eq!(getrf_vbatched(&vb, &mut va, &mut vp, &mut vi), Err(Error::NonFinite { op: "getrf_vbatched", index: 2 }));
+        let same = va.to_vec().unwrap().iter().zip(&vbuf).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same, "va written on error");
+        assert_eq!((vp.to_vec().unwrap(), vi.to_vec().unwrap()), (vec![0; 3], vec![0; 2]));
     }
 
     fn invalid_pivots_are_out_of_bounds(dev) {
@@ -90,9 +117,27 @@ gpu_blas::device_tests! {
         let mut b = DeviceVec::zeros(dev, 4).unwrap();
         let r = getrs_batched(l, Trans::N, &a, &piv, &mut b, 1, 2);
         assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
+        assert_eq!(b.to_vec().unwrap(), vec![0.0; 4], "b written on error");
         let mut inv = DeviceVec::zeros(dev, 8).unwrap();
         let r = getri_batched(l, &a, &piv, &info, &mut inv, 4);
         assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
+        assert_eq!(inv.to_vec().unwrap(), vec![0.0; 8], "inv written on error");
+        // The blocked kernels (n > 32): one bad pivot in the last matrix.
+        let (n, batch) = (36, 3);
+        let l = BatchLayout::packed(n, batch);
+        let a = DeviceVec::from_slice(dev, &well::<f64>(n, 2).repeat(batch)).unwrap();
+        let mut p: Vec<i32> = (1..=n as i32).cycle().take(n * batch).collect();
+        p[n * batch - 5] = n as i32 + 1;
+        let piv = DeviceVec::from_slice(dev, &p).unwrap();
+        let info = DeviceVec::zeros(dev, batch).unwrap();
+        let mut b = DeviceVec::zeros(dev, n * batch).unwrap();
+        let r = getrs_batched(l, Trans::N, &a, &piv, &mut b, 1, n);
+        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
+        assert!(b.to_vec().unwrap().iter().all(|&v| v == 0.0), "b written on error");
+        let mut inv = DeviceVec::zeros(dev, n * n * batch).unwrap();
+        let r = getri_batched(l, &a, &piv, &info, &mut inv, n * n);
+        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
+        assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0), "inv written on error");
     }
 
     fn each_scan_reports_its_own_first_bad_index(dev) {
