@@ -325,7 +325,13 @@ pub(crate) fn getrf<T: Scalar>(
         )?;
         let per_block = 128 / w;
         let mut l = s.launch_builder(&f);
-        l.arg(&ap).arg(&pp).arg(&ip).arg(&b).arg(&n).arg(&as_).arg(&gate);
+        l.arg(&ap)
+            .arg(&pp)
+            .arg(&ip)
+            .arg(&b)
+            .arg(&n)
+            .arg(&as_)
+            .arg(&gate);
         // SAFETY: (a, ipiv, info, batch, n, stride, gate) match the kernel; a holds batch
         // matrices `stride` apart, ipiv n·batch and info batch elements (validated by the
         // caller); gate is null or a scan word.
