@@ -14,7 +14,8 @@ pub const MAX_ORDER: usize = 16384;
 /// `--method`'s choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MethodChoice {
-    /// Cholesky for Hermitian input with a positive diagonal that factors, LU otherwise.
+    /// Cholesky (CPU) or blocked bordering (GPU) for Hermitian input with a positive diagonal
+    /// that factors; otherwise Gauss-Jordan (LU on a GPU below order 3072).
     Auto,
     /// LU with partial pivoting.
     Lu,
