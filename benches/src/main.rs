@@ -33,8 +33,9 @@
 //! `lu-trace` (only when named) calls `lu_factor`, `lu_inverse` and `gauss_jordan_inverse`
 //! three times each on the general test matrix of each `--inv-n` order (f64, or the first of
 //! `--inv-types`), printing each call's wall time and the pipeline's marks of one more call,
-//! then Gauss-Jordan with outer block widths of 128 to 512: a short, fixed sequence of calls
-//! to record under a timeline profiler.
+//! then Gauss-Jordan with outer block widths of 192 to 512, without an SM partition and with
+//! 16 or 24 multiprocessors kept out of its products': a short, fixed sequence of calls to
+//! record under a timeline profiler.
 
 mod blas1;
 mod blas2;

@@ -213,15 +213,13 @@ fn trace_calls<T: CusolverInv>(orig: &DeviceMatrix<T>, n: usize, ty: &str) -> Re
         );
     }
     // Gauss-Jordan's outer block width (its block columns are the LU's) and how it shares
-    // the multiprocessors: (reserve, clustered, lookahead) with the side stream outside.
+    // the multiprocessors: (reserve, clustered).
     use dense_inverse::GjPartition;
-    let parts = [(0, false, false), (16, true, false), (24, true, false)];
-    for (reserve, clustered, lookahead) in parts {
+    for (reserve, clustered) in [(0, false), (16, true), (24, true)] {
         let p = GjPartition {
             reserve,
             clustered,
-            side: false,
-            lookahead,
+            ..GjPartition::default()
         };
         let sms = gpu_blas::interop::cuda_partition_streams(dev, reserve as u32, clustered)
             .ok()

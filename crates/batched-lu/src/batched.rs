@@ -152,7 +152,7 @@ fn gpu_factor_copy_then<T: Scalar>(
 ) -> Result<Factored<T>> {
     let mut out = None;
     let dev = a.device().clone();
-    gpu_finite_then::<T>(op, d, (&dev, gpu::addr(a)), |gate| {
+    gpu_finite_then::<T>(op, d, (&dev, gpu::ptr(a)), |gate| {
         let mut f = a.try_clone()?;
         // getrf writes every pivot and every info entry of a uniform batch: no memset needed.
         let mut piv = DeviceVec::uninit(&dev, d.n * d.batch)?;
@@ -180,7 +180,7 @@ pub(crate) fn gpu_pivots_then(
     then: impl FnOnce(u64) -> Result<()>,
 ) -> Result<()> {
     let dev = piv.device().clone();
-    match gpu::first_bad_pivot_then(op, d, (&dev, gpu::addr(piv)), then)? {
+    match gpu::first_bad_pivot_then(op, d, (&dev, gpu::ptr(piv)), then)? {
         None => Ok(()),
         Some(i) => {
             let v = piv.read_range(i, 1)?[0];
@@ -319,7 +319,7 @@ pub fn getrf_batched<T: Scalar>(
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, 0);
         let dev = a.device().clone();
-        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::addr(a)), |gate| {
+        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::ptr(a)), |gate| {
             gpu::getrf(OP, &d, a, pivots, info, gate)
         });
     }

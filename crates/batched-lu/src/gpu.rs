@@ -99,7 +99,7 @@ impl VarArrays {
     }
 }
 
-fn ptr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
+pub(crate) fn ptr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
     interop::vec_ptr(v).unwrap_or(0)
 }
 
@@ -204,11 +204,6 @@ pub(crate) fn first_bad_pivot_then(
         unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
         then(fp)
     })
-}
-
-/// The device address of a vector (for the scans' `then` callers).
-pub(crate) fn addr<T: gpu_blas::Element>(v: &DeviceVec<T>) -> u64 {
-    ptr(v)
 }
 
 thread_local! {

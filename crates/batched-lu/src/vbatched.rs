@@ -217,7 +217,7 @@ pub fn getrf_vbatched<T: Scalar>(
         let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &vb.pivot_starts(), None)?;
         let d = arrays.desc();
         let dev = a.device().clone();
-        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::addr(a)), |gate| {
+        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::ptr(a)), |gate| {
             gpu::getrf(OP, &d, a, pivots, info, gate)
         });
     }

@@ -100,14 +100,10 @@ pub fn cuda_partition_streams(
     reserve: u32,
     clustered: bool,
 ) -> crate::Result<Option<PartitionStreams>> {
-    let Some(b) = device.cuda_backend() else {
-        return Ok(None);
-    };
-    Ok(b.partition(reserve, clustered)?.map(|p| PartitionStreams {
-        low: p.low,
-        high: p.high,
-        sms: p.sms,
-    }))
+    match device.cuda_backend() {
+        Some(b) => b.partition(reserve, clustered),
+        None => Ok(None),
+    }
 }
 
 /// The CUDA context of a device; `None` for the CPU.

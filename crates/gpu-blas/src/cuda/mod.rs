@@ -11,6 +11,7 @@ mod modules;
 pub(crate) use modules::{KernelModule, BLAS1, BLAS2, SPMV};
 
 use crate::error::{Error, Result};
+use crate::interop::PartitionStreams;
 use cudarc::driver::{
     sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
 };
@@ -48,16 +49,7 @@ pub(crate) struct CudaBackend {
     stream_creation: Mutex<()>,
     /// Streams of green contexts (SM partitions) by requested SM count, created on first use;
     /// `None` where the driver could not make one.
-    partitions: Mutex<HashMap<(u32, bool), Option<Partition>>>,
-}
-
-/// A green context's streams (the context and streams live for the process): one of the
-/// lowest and two of the greatest scheduling priority, and its multiprocessor count.
-#[derive(Clone)]
-pub(crate) struct Partition {
-    pub(crate) low: Arc<CudaStream>,
-    pub(crate) high: [Arc<CudaStream>; 2],
-    pub(crate) sms: u32,
+    partitions: Mutex<HashMap<(u32, bool), Option<PartitionStreams>>>,
 }
 
 /// Number of `u32` completion counters available to split kernels (each kernel resets the
@@ -248,12 +240,16 @@ impl CudaBackend {
     /// is 0 or leaves nothing to the partition, or the driver cannot make one (before CUDA
     /// 12.4, or a device without green contexts). The streams share this context's memory and
     /// modules, so buffers and kernels are used on them as on the device's stream.
-    pub(crate) fn partition(&self, reserve: u32, clustered: bool) -> Result<Option<Partition>> {
+    pub(crate) fn partition(
+        &self,
+        reserve: u32,
+        clustered: bool,
+    ) -> Result<Option<PartitionStreams>> {
+        // Held while a partition is made, so two threads never both make one.
         let mut parts = lock(&self.partitions);
         if let Some(p) = parts.get(&(reserve, clustered)) {
             return Ok(p.clone());
         }
-        let _creating = lock(&self.stream_creation);
         let made = if reserve == 0 || reserve + 8 > self.sm_count {
             None
         } else {
@@ -273,7 +269,7 @@ impl CudaBackend {
         &self,
         reserve: u32,
         clustered: bool,
-    ) -> std::result::Result<Option<Partition>, DriverError> {
+    ) -> std::result::Result<Option<PartitionStreams>, DriverError> {
         use std::mem::MaybeUninit;
         self.ctx.bind_to_thread()?;
         let ok = |r: sys::CUresult| r == sys::CUresult::CUDA_SUCCESS;
@@ -291,16 +287,13 @@ impl CudaBackend {
                 return Ok(None);
             }
             let total = all.__bindgen_anon_1.sm.smCount;
-            if reserve + 8 > total {
-                return Ok(None);
-            }
             let (count, flags) = match clustered {
                 true => (
                     reserve,
                     sys::CUdevSmResourceSplit_flags::CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE
                         as std::ffi::c_uint,
                 ),
-                false => ((total - reserve) / 8 * 8, 0),
+                false => (total.saturating_sub(reserve) / 8 * 8, 0),
             };
             let mut group = MaybeUninit::<sys::CUdevResource>::zeroed().assume_init();
             let mut rest = MaybeUninit::<sys::CUdevResource>::zeroed().assume_init();
@@ -350,7 +343,7 @@ impl CudaBackend {
             // above did to this thread's.
             self.ctx.bind_to_thread()?;
             let wrap = |s: sys::CUstream| self.ctx.wrap_borrowed_stream(s);
-            Ok(Some(Partition {
+            Ok(Some(PartitionStreams {
                 low: wrap(raw[0]),
                 high: [wrap(raw[1]), wrap(raw[2])],
                 sms,
