@@ -6,8 +6,10 @@
 //
 // * n <= 32, uniform batches: `getrf_small` keeps a whole matrix in the registers of a group of
 //   W = 4, 8, 16 or 32 lanes (one row per lane, 32 / W matrices per warp). Row interchanges cost
-//   nothing: a lane only changes the logical position of the row it holds. `getri_small` gives
-//   each lane one column of the inverse and reads the factors from shared memory.
+//   nothing: a lane only changes the logical position of the row it holds. For W = 32 the pivot
+//   search is a hardware reduction (redux.sync) and the pivot row reaches the other lanes
+//   through shared memory. `getri_small` gives each lane one column of the inverse and reads the
+//   factors from shared memory.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update. Row
@@ -90,14 +92,59 @@ extern "C" __global__ void pivot_scan_i(const int* piv, int batch, int n, const 
 // ---------------------------------------------------------------------------------------------
 // n <= 32: a whole matrix in the registers of W lanes, one row per lane.
 
-template <class T, int W>
+// The pivot search's key of a row: 0 for a row that is not a candidate, 1 for a NaN entry (only
+// after an overflow: it ranks below every number, so a column of NaN pivots on its first
+// candidate row), else 2 + the bits of |v|, which order non-negative floats as integers.
+__device__ __forceinline__ unsigned long long pivot_key(double a1, bool cand) {
+    return cand ? (a1 == a1 ? (unsigned long long)__double_as_longlong(a1) + 2ull : 1ull) : 0ull;
+}
+__device__ __forceinline__ unsigned long long pivot_key(float a1, bool cand) {
+    return cand ? (a1 == a1 ? (unsigned long long)__float_as_uint(a1) + 2ull : 1ull) : 0ull;
+}
+
+// The smallest logical row `pos` among the lanes of the group (mask `gm`) whose key is the
+// group's largest (LAPACK's i?amax: the first of equal entries wins), and that key. Every lane
+// of the group gets the same result. Hardware reductions (redux.sync) instead of a shuffle
+// tree: two or three instructions where the tree took 15 to 20 shuffles.
+template <class R>
+__device__ __forceinline__ int group_argmax(unsigned long long key, int pos, unsigned gm, unsigned long long& kmax) {
+    unsigned hit;
+    if (sizeof(R) == 8) {
+        const unsigned hi = (unsigned)(key >> 32), lo = (unsigned)key;
+        const unsigned mhi = __reduce_max_sync(gm, hi);
+        const unsigned mlo = __reduce_max_sync(gm, hi == mhi ? lo : 0u);
+        kmax = ((unsigned long long)mhi << 32) | mlo;
+        hit = hi == mhi && lo == mlo;
+    } else {
+        const unsigned k32 = (unsigned)key;
+        const unsigned m = __reduce_max_sync(gm, k32);
+        kmax = m;
+        hit = k32 == m;
+    }
+    return (int)__reduce_min_sync(gm, hit && key != 0ull ? (unsigned)pos : 0x7fffffffu);
+}
+
+// The pivot search and the pivot row's broadcast of `getrf_small`, each in one of two forms
+// (a compile-time choice per W, from the measurements in docs/perf-notes.md):
+// * RED (only with SMEM): the argmax by hardware reductions (`group_argmax`), else by a shuffle
+//   tree carrying (|v|, row, lane);
+// * SMEM: the lane holding the pivot row writes its columns j.. to shared memory 16 bytes at a
+//   time and the others read them back (two rows per group in `buf`, alternating by step), else
+//   every element is shuffled from that lane.
+template <class T, int W, bool RED, bool SMEM>
 __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int batch, int n,
-                            i64 stride) {
+                            i64 stride, T* __restrict__ buf) {
     typedef typename Real<T>::type R;
-    const int gl = threadIdx.x % W;
+    typedef Pack<T> PK;
+    constexpr int E = PK::N;  // elements per 16 bytes
+    static_assert(W % E == 0 && W <= 32, "W is 4, 8, 16 or 32");
+    static_assert(SMEM || !RED, "the shuffled broadcast needs the shuffle tree's source lane");
+    const int gl = threadIdx.x % W, g = threadIdx.x / W;
+    const unsigned gm = W == 32 ? 0xffffffffu : (((1u << W) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
     const int k = (int)(((i64)blockIdx.x * blockDim.x + threadIdx.x) / W);
     const bool live = k < batch;  // uniform within a group
     T* A = a + (live ? (i64)k * stride : 0);
+    T* rb = buf + 2 * W * g;
     const bool row = live && gl < n;
     T r[W];
 #pragma unroll
@@ -107,40 +154,88 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
     for (int j = 0; j < W; ++j) {
         if (j < n) {
             // A NaN entry (only after an overflow) ranks below every number but above the
-            // non-candidates, so a column of NaN only pivots on its first row, row j, and every
-            // lane of the group ends the reduction with the same (v, p, src).
+            // non-candidates, so a column of NaN pivots on its first candidate row, and every
+            // lane of the group ends the search with the same pivot row p.
             const R a1 = abs1(r[j]);
             const bool cand = row && pos >= j;
-            R v = cand ? (a1 == a1 ? a1 : (R)-0.5) : (R)-1;
-            int p = cand ? pos : ROW_NONE, src = gl;
+            int p, src = gl;
+            bool zero_pivot;
+            if constexpr (RED) {
+                unsigned long long kmax;
+                p = group_argmax<R>(pivot_key(a1, cand), pos, gm, kmax);
+                zero_pivot = kmax == 2ull;
+            } else {
+                R v = cand ? (a1 == a1 ? a1 : (R)-0.5) : (R)-1;
+                p = cand ? pos : ROW_NONE;
 #pragma unroll
-            for (int off = W / 2; off > 0; off >>= 1) {
-                const R v2 = shfl_xor_w(v, off, W);
-                const int p2 = __shfl_xor_sync(0xffffffffu, p, off, W);
-                const int s2 = __shfl_xor_sync(0xffffffffu, src, off, W);
-                if (v2 > v || (v2 == v && p2 < p)) {
-                    v = v2;
-                    p = p2;
-                    src = s2;
+                for (int off = W / 2; off > 0; off >>= 1) {
+                    const R v2 = shfl_xor_w(v, off, W);
+                    const int p2 = __shfl_xor_sync(0xffffffffu, p, off, W);
+                    const int s2 = __shfl_xor_sync(0xffffffffu, src, off, W);
+                    if (v2 > v || (v2 == v && p2 < p)) {
+                        v = v2;
+                        p = p2;
+                        src = s2;
+                    }
                 }
+                zero_pivot = v == (R)0;
             }
-            if (v == (R)0 && inf == 0) inf = j + 1;
-            if (gl == j) mypiv = p + 1;
+            if (zero_pivot && inf == 0) inf = j + 1;
+            if (row && gl == j) mypiv = p + 1;
+            T* rbj = rb + (j & 1) * W;
+            if constexpr (SMEM) {
+                if (row && pos == p) {
+#pragma unroll
+                    for (int q = j / E; q < W / E; ++q) {
+                        PK v;
+#pragma unroll
+                        for (int e = 0; e < E; ++e) v.v[e] = r[q * E + e];
+                        reinterpret_cast<PK*>(rbj)[q] = v;
+                    }
+                }
+                __syncwarp();
+            }
             if (p != j) {
                 if (pos == p) pos = j;
                 else if (pos == j) pos = p;
             }
-            const T piv = shfl_idx(r[j], src, W);
             const bool below = row && pos > j;
             T l = r[j];
-            if (below && !is_zero_v(piv)) l = div_s(l, piv);
-            if (below) r[j] = l;
-            const T nl = neg(l);
+            if constexpr (SMEM) {
+                // 16 bytes at a time, each pack read right before its updates, so the row never
+                // sits in registers twice.
+                const PK* pr = reinterpret_cast<const PK*>(rbj);
+                const PK pj = pr[j / E];
+                const T piv = pj.v[j % E];
+                if (below && !is_zero_v(piv)) l = div_s(l, piv);
+                if (below) r[j] = l;
+                const T nl = neg(l);
 #pragma unroll
-            for (int jj = j + 1; jj < W; ++jj) {
-                if (jj < n) {
-                    const T u = shfl_idx(r[jj], src, W);
-                    if (below) r[jj] = madd(nl, u, r[jj]);
+                for (int e = j % E + 1; e < E; ++e) {
+                    const int jj = j / E * E + e;
+                    if (jj < n && below) r[jj] = madd(nl, pj.v[e], r[jj]);
+                }
+#pragma unroll
+                for (int q = j / E + 1; q < W / E; ++q) {
+                    if (q * E >= n) break;
+                    const PK v = pr[q];
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        const int jj = q * E + e;
+                        if (jj < n && below) r[jj] = madd(nl, v.v[e], r[jj]);
+                    }
+                }
+            } else {
+                const T piv = shfl_idx(r[j], src, W);
+                if (below && !is_zero_v(piv)) l = div_s(l, piv);
+                if (below) r[j] = l;
+                const T nl = neg(l);
+#pragma unroll
+                for (int jj = j + 1; jj < W; ++jj) {
+                    if (jj < n) {
+                        const T u = shfl_idx(r[jj], src, W);
+                        if (below) r[jj] = madd(nl, u, r[jj]);
+                    }
                 }
             }
         }
@@ -370,18 +465,20 @@ template <class T, int NB> struct Smem {
     }
 };
 
-// Block-wide argmax of (v, i) (every thread gets the result). One __syncthreads; the scratch
-// may be reused after the caller's next __syncthreads.
+// |v| back from a pivot key of 2 or more (see `pivot_key`).
+__device__ __forceinline__ double key_value(unsigned long long key, double) { return __longlong_as_double((i64)(key - 2ull)); }
+__device__ __forceinline__ float key_value(unsigned long long key, float) { return __uint_as_float((unsigned)(key - 2ull)); }
+
+// Block-wide argmax of (v, i) (every thread gets the result); v is −1 (no candidate, i =
+// ROW_NONE) or a number ≥ 0. Each warp reduces by hardware reductions on the pivot key, then
+// the warps' results meet in shared memory. One __syncthreads; the scratch may be reused after
+// the caller's next __syncthreads.
 template <class R> __device__ __forceinline__ void block_argmax(R& v, int& i, R* red_v, int* red_i) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        const R v2 = shfl_xor_w(v, off, 32);
-        const int i2 = __shfl_xor_sync(0xffffffffu, i, off);
-        better(v, i, v2, i2);
-    }
+    unsigned long long kmax;
+    const int iw = group_argmax<R>(v >= (R)0 ? pivot_key(v, true) : 0ull, i, 0xffffffffu, kmax);
     if ((threadIdx.x & 31) == 0) {
-        red_v[threadIdx.x >> 5] = v;
-        red_i[threadIdx.x >> 5] = i;
+        red_v[threadIdx.x >> 5] = kmax >= 2ull ? key_value(kmax, (R)0) : (R)-1;
+        red_i[threadIdx.x >> 5] = kmax >= 2ull ? iw : ROW_NONE;
     }
     __syncthreads();
     const int nw = (blockDim.x + 31) >> 5;
@@ -567,11 +664,22 @@ __device__ __forceinline__ bool gate_closed(const unsigned long long* gate) {
     return gate != nullptr && *(const volatile unsigned long long*)gate != ~0ull;
 }
 
+// Resident 128-thread blocks asked of ptxas for the register factorization: room for the row
+// (W elements) and 32 to 40 more registers. Without a minimum, ptxas keeps more of the pivot
+// row in flight and the larger kernels lose a fifth of their resident warps.
+constexpr int small_minb(int bytes, int w) { return 65536 / (128 * (w * bytes / 4 + (w == 32 ? 32 : 40))); }
+
+// The forms of the pivot search and broadcast per group width (see `getrf_small`).
+__host__ __device__ constexpr bool small_red(int w) { return w == 32; }
+__host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
+
 #define SMALL(T, P, W)                                                                                         \
-    extern "C" __global__ void __launch_bounds__(128) getrf_small_w##W##_##P(                               \
+    extern "C" __global__ void __launch_bounds__(128, small_minb(sizeof(T), W)) getrf_small_w##W##_##P(    \
         T* a, int* ipiv, int* info, int batch, int n, i64 stride, const unsigned long long* gate) {           \
+        __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
         if (gate_closed(gate)) return;                                                                       \
-        getrf_small<T, W>(a, ipiv, info, batch, n, stride);                                                  \
+        getrf_small<T, W, small_red(W), small_smem(W)>(a, ipiv, info, batch, n, stride,                        \
+                                                       reinterpret_cast<T*>(rows));                          \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
         getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \
