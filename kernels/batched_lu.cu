@@ -262,16 +262,54 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
     T* F = smem + g * W * LD;
     const T* A = a + (live ? (i64)k * a_stride : 0);
     const int nn = live ? n * n : 0;
-    for (int e = gl; e < nn; e += W) F[e % n + (e / n) * LD] = A[e];
     // Where column gl of P^T I has its one: follow row gl through the interchanges.
     int at = gl;
-    for (int j = 0; live && j < n; ++j) {
-        const int p = ipiv[(i64)k * n + j] - 1;
-        if (at == j) at = p;
-        else if (at == p) at = j;
+    // Real types and groups of up to 16 lanes issue every load of the group at once (the
+    // n² ≤ W² factors, W per lane, and the pivots) before the first use; the complex 32-lane
+    // kernels (64 and 128 registers of staging) keep one load per loop step.
+    constexpr bool PRELOAD = W <= 16 || sizeof(T) == sizeof(typename Real<T>::type);
+    if constexpr (PRELOAD) {
+        T v[W];
+#pragma unroll
+        for (int i = 0; i < W; ++i) {
+            const int e = gl + i * W;
+            v[i] = e < nn ? A[e] : zero<T>();
+        }
+        int pv[W];
+#pragma unroll
+        for (int j = 0; j < W; ++j) pv[j] = (live && j < n) ? ipiv[(i64)k * n + j] - 1 : 0;
+        if (nn > 0) {
+            TileWalk t(gl, W, n);
+#pragma unroll
+            for (int i = 0; i < W; ++i) {
+                if (gl + i * W < nn) F[t.row + t.col * LD] = v[i];
+                t.step();
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+            if (j < n) {
+                const int p = pv[j];
+                if (at == j) at = p;
+                else if (at == p) at = j;
+            }
+        }
+    } else {
+        if (nn > 0) {
+            TileWalk t(gl, W, n);
+            for (int e = gl; e < nn; e += W) {
+                F[t.row + t.col * LD] = A[e];
+                t.step();
+            }
+        }
+        for (int j = 0; live && j < n; ++j) {
+            const int p = ipiv[(i64)k * n + j] - 1;
+            if (at == j) at = p;
+            else if (at == p) at = j;
+        }
     }
-    __syncwarp();
     bool bad = live && info[k] != 0;
+    __syncwarp();
     for (int j = 0; live && j < n; ++j) bad = bad || is_zero_v(F[j + j * LD]);
     T x[W];
 #pragma unroll
@@ -302,7 +340,13 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
     }
     __syncwarp();
     T* X = inv + (live ? (i64)k * inv_stride : 0);
-    for (int e = gl; e < nn; e += W) X[e] = F[e % n + (e / n) * LD];
+    if (nn > 0) {
+        TileWalk t(gl, W, n);
+        for (int e = gl; e < nn; e += W) {
+            X[e] = F[t.row + t.col * LD];
+            t.step();
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
