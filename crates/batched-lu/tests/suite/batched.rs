@@ -272,6 +272,42 @@ fn order_1024<T: Scalar>(dev: &Device) {
     }
 }
 
+/// The register kernels (n ≤ 32) at each group width (4, 8, 16 and 32 lanes; the pivot row
+/// through shared memory from 16 lanes), with partial groups and a partial last block: factor
+/// reconstruction and inverse residuals. A few matrices per order, so the race checker gets
+/// through it quickly.
+fn register_widths<T: Scalar>(dev: &Device) {
+    for n in [3, 4, 6, 8, 12, 16, 20, 32] {
+        let mats: Vec<Vec<T>> = (0..9u64)
+            .map(|k| match k % 3 {
+                0 => well::<T>(n, 40 * n as u64 + k),
+                1 => swap_every_step::<T>(n, 40 * n as u64 + k),
+                _ => ill::<T>(n, 40 * n as u64 + k),
+            })
+            .collect();
+        let l = BatchLayout::packed(n, mats.len());
+        let mut a = DeviceVec::from_slice(dev, &mats.concat()).unwrap();
+        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
+        let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
+        getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+        let mut inv = DeviceVec::zeros(dev, n * n * l.batch).unwrap();
+        getri_batched(l, &a, &piv, &info, &mut inv, n * n).unwrap();
+        let (f, p, x) = (
+            a.to_vec().unwrap(),
+            piv.to_vec().unwrap(),
+            inv.to_vec().unwrap(),
+        );
+        for (k, m) in mats.iter().enumerate() {
+            let what = format!("{} n = {n}, matrix {k}", T::PREFIX);
+            let r = k * n * n..(k + 1) * n * n;
+            assert_lu(n, m, &f[r.clone()], &p[k * n..(k + 1) * n], &what);
+            if k % 3 != 2 {
+                assert_inverse(n, m, &x[r], &what);
+            }
+        }
+    }
+}
+
 gpu_blas::device_tests! {
     fn order_1024_f64_and_c128(dev) {
         if gpu_blas::testing::under_sanitizer() {
@@ -295,6 +331,9 @@ gpu_blas::device_tests! {
     }
     fn solves_n_t_c(dev) {
         for_all_types!(solves, dev);
+    }
+    fn register_kernels_each_width(dev) {
+        for_all_types!(register_widths, dev);
     }
     fn empty_batches(dev) {
         let l = BatchLayout { n: 0, batch: 3, stride: 0 };
