@@ -7,9 +7,9 @@
 // * n <= 32, uniform batches: `getrf_small` keeps a whole matrix in the registers of a group of
 //   W = 4, 8, 16 or 32 lanes (one row per lane, 32 / W matrices per warp). Row interchanges cost
 //   nothing: a lane only changes the logical position of the row it holds. For W = 32 the pivot
-//   search is a hardware reduction (redux.sync) and the pivot row reaches the other lanes
-//   through shared memory. `getri_small` gives each lane one column of the inverse and reads the
-//   factors from shared memory.
+//   search is a hardware reduction (redux.sync); for W >= 16 the pivot row reaches the other
+//   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
+//   reads the factors from shared memory.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update. Row
