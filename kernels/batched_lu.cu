@@ -10,6 +10,10 @@
 //   search is a hardware reduction (redux.sync); for W >= 16 the pivot row reaches the other
 //   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
 //   reads the factors from shared memory.
+// * 32 < n <= 128 (c128: 64), uniform batches, inverse from the factors (`getri_mid`): one
+//   block of 2 to 16 warps per matrix, the factors in shared memory, each warp a set of
+//   columns of the inverse in registers (two to four rows per lane), with no block barrier
+//   after the loads.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update. Row
@@ -345,6 +349,150 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
         for (int e = gl; e < nn; e += W) {
             X[e] = F[t.row + t.col * LD];
             t.step();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 32 < n <= 32·R, uniform batches: the inverse from the factors, one block of NW warps per
+// matrix. The factors sit in shared memory; warp w computes the columns w, w + NW, w + 2·NW,
+// ... of the inverse (CPW of them, column c solving L·U·x = Pᵀ·e_c), lane l rows l, l + 32,
+// ... (R slots) of each, in registers. Step s of a substitution needs row s of the warp's
+// columns in every lane: the lane holding it writes it to a per-warp buffer in shared memory
+// (16 bytes at a time), and every lane reads it back beside its own rows' factor entries
+// L(l + 32·g, s); a __syncwarp after the write and one after the reads. (Two buffers
+// alternating by step and one __syncwarp measured 5–10 % slower.) After the loads the warps
+// never wait for each other.
+template <class T, int NW, int CPW, int R>
+__device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
+                          T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
+    typedef Pack<T> PK;
+    constexpr int E = PK::N;
+    constexpr int UP = (CPW + E - 1) / E;  // packs of one row of a warp's columns
+    constexpr int NMAX = 32 * R;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int k = blockIdx.x;
+    const T* A = a + (i64)k * a_stride;
+    const int nn = n * n;
+    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, rounded up
+    // to 16 bytes), the reciprocals of U's diagonal (NMAX), where each column of Pᵀ has its
+    // one (NMAX ints), the pivots (NMAX ints), and per warp a row buffer of UP packs.
+    T* F = reinterpret_cast<T*>(smem);
+    T* Dr = F + (nn + E - 1) / E * E;
+    int* at = reinterpret_cast<int*>(Dr + NMAX);
+    int* pv = at + NMAX;
+    PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + w * UP;
+    {
+        constexpr int U = 4;  // loads in flight per thread
+        const int bd = blockDim.x;
+        for (int e = threadIdx.x; e < nn; e += U * bd) {
+            T v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = e + u * bd < nn ? A[e + u * bd] : zero<T>();
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (e + u * bd < nn) F[e + u * bd] = v[u];
+        }
+        for (int j = threadIdx.x; j < n; j += bd) pv[j] = ipiv[(i64)k * n + j] - 1;
+    }
+    __syncthreads();
+    // The singular test (info, or an exactly-zero U(j, j)) and, per column j of Pᵀ, the row of
+    // its one: row j followed through the interchanges.
+    int bad = 0;
+    for (int j = threadIdx.x; j < n; j += blockDim.x) {
+        const T d = F[j + j * n];
+        bad |= is_zero_v(d);
+        Dr[j] = div_s(one_t<T>(), d);
+        int pj = j;
+        for (int s = 0; s < n; ++s) {
+            const int p = pv[s];
+            if (pj == s) pj = p;
+            else if (pj == p) pj = s;
+        }
+        at[j] = pj;
+    }
+    if (threadIdx.x == 0) bad |= info[k] != 0;
+    bad = __syncthreads_or(bad);
+    T x[R][CPW];
+#pragma unroll
+    for (int t = 0; t < CPW; ++t) {
+        const int col = w + NW * t;
+        const int c = col < n ? at[col] : -1;
+#pragma unroll
+        for (int g = 0; g < R; ++g) x[g][t] = lane + 32 * g == c ? one_t<T>() : zero<T>();
+    }
+    // The lane holding the step's row writes it (xs) to the warp's buffer.
+    auto publish = [&](const T(&xs)[CPW]) {
+#pragma unroll
+        for (int u = 0; u < UP; ++u) {
+            PK v;
+#pragma unroll
+            for (int e = 0; e < E; ++e) v.v[e] = u * E + e < CPW ? xs[u * E + e] : zero<T>();
+            Xb[u] = v;
+        }
+    };
+    // x(slot g's row) -= F(row, s) · row s, for the slots whose flag is set (the loops are
+    // unrolled, so the flags that are false for a whole slot fold away).
+    auto update = [&](int s, const bool(&act)[R]) {
+        T f[R];
+#pragma unroll
+        for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[lane + 32 * g + s * n]) : zero<T>();
+#pragma unroll
+        for (int u = 0; u < UP; ++u) {
+            const PK v = Xb[u];
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                const int t = u * E + e;
+                if (t >= CPW) continue;
+#pragma unroll
+                for (int g = 0; g < R; ++g)
+                    if (act[g]) x[g][t] = madd(f[g], v.v[e], x[g][t]);
+            }
+        }
+    };
+    // Forward substitution with L (unit lower): row s (slot h) is final when step s begins;
+    // the rows below it are updated: the slots after h whole, slot h below s.
+#pragma unroll
+    for (int h = 0; h < R; ++h) {
+#pragma unroll 1
+        for (int s = h * 32; s < min(n, h * 32 + 32); ++s) {
+            if (lane == s - h * 32) publish(x[h]);
+            __syncwarp();
+            bool act[R];
+#pragma unroll
+            for (int g = 0; g < R; ++g) act[g] = g >= h && lane + 32 * g > s && lane + 32 * g < n;
+            update(s, act);
+            __syncwarp();
+        }
+    }
+    // Backward substitution with U: the lane holding row s scales it by 1 / U(s, s) first;
+    // the rows above it are updated: the slots before h whole, slot h above s.
+#pragma unroll
+    for (int h = R - 1; h >= 0; --h) {
+#pragma unroll 1
+        for (int s = min(n, h * 32 + 32) - 1; s >= h * 32; --s) {
+            if (lane == s - h * 32) {
+                const T d = Dr[s];
+#pragma unroll
+                for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
+                publish(x[h]);
+            }
+            __syncwarp();
+            bool act[R];
+#pragma unroll
+            for (int g = 0; g < R; ++g) act[g] = g <= h && lane + 32 * g < s;
+            update(s, act);
+            __syncwarp();
+        }
+    }
+    T* X = inv + (i64)k * inv_stride;
+#pragma unroll
+    for (int t = 0; t < CPW; ++t) {
+        const int col = w + NW * t;
+        if (col < n) {
+#pragma unroll
+            for (int g = 0; g < R; ++g)
+                if (lane + 32 * g < n) X[lane + 32 * g + (i64)col * n] = bad ? nan_t<T>() : x[g][t];
         }
     }
 }
@@ -732,6 +880,42 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
         getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
     }
 
+// The mid-size inverse with NW warps of CPW columns each and R rows per lane (orders up to
+// 32·R and NW·CPW).
+#define MID_R(T, P, NW, CPW, R)                                                                              \
+    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
+        getri_mid_r##R##_w##NW##_c##CPW##_##P(const T* a, const int* ipiv, const int* info, T* inv,            \
+                                              int batch, int n, i64 a_stride, i64 inv_stride,                  \
+                                              const unsigned long long* gate) {                               \
+        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
+        getri_mid<T, NW, CPW, R>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                       \
+    }
+#define MID(T, P, NW, CPW) MID_R(T, P, NW, CPW, 2)
+
+// The shapes `mid_shape` in gpu.rs picks (from the measurements in docs/perf-notes.md): two
+// rows per lane up to n = 64, three up to 96, four up to 128 (not c128: its factors would not
+// fit in shared memory); the columns per warp are ceil(n / NW), rounded up to even for f32
+// above 64. f64 takes four warps for 97..104 (two blocks per multiprocessor fit there, and
+// four warps of 25 or 26 columns fit in registers) and sixteen above; c128 sixteen warps of
+// four columns above 56.
+#define MID_R2_REAL(T, P)                                                                                   \
+    MID(T, P, 2, 17) MID(T, P, 2, 18) MID(T, P, 2, 19) MID(T, P, 2, 20) MID(T, P, 4, 11) MID(T, P, 4, 12) \
+        MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)
+#define MID_R2_COMPLEX(T, P) MID(T, P, 4, 9) MID(T, P, 4, 10) MID(T, P, 8, 6) MID(T, P, 8, 7) MID(T, P, 8, 8)
+#define MID_S                                                                                                 \
+    MID_R2_REAL(float, s)                                                                                     \
+    MID_R(float, s, 4, 18, 3) MID_R(float, s, 4, 20, 3) MID_R(float, s, 4, 22, 3) MID_R(float, s, 4, 24, 3)   \
+    MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)
+#define MID_D                                                                                                  \
+    MID_R2_REAL(double, d)                                                                                     \
+    MID_R(double, d, 8, 9, 3) MID_R(double, d, 8, 10, 3) MID_R(double, d, 8, 11, 3) MID_R(double, d, 8, 12, 3) \
+    MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_R(double, d, 16, 7, 4) MID_R(double, d, 16, 8, 4)
+#define MID_C                                                                                              \
+    MID_R2_COMPLEX(cf32, c)                                                                                \
+    MID_R(cf32, c, 8, 9, 3) MID_R(cf32, c, 8, 10, 3) MID_R(cf32, c, 8, 11, 3) MID_R(cf32, c, 8, 12, 3)     \
+    MID_R(cf32, c, 8, 13, 4) MID_R(cf32, c, 8, 14, 4) MID_R(cf32, c, 8, 15, 4) MID_R(cf32, c, 8, 16, 4)
+#define MID_Z MID_R2_COMPLEX(cf64, z) MID(cf64, z, 16, 4)
+
 // BLOCKED_V: the three blocked kernels of one panel width, under a register cap set through
 // the minimum number of resident 256-thread blocks (MINB 3: 80 registers; 4: 64; 5: 48).
 // A lower cap trades spills for resident blocks (the kernels are latency-bound: without a cap
@@ -781,8 +965,12 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // (with NB / CPT groups each group read it again).
 COMMON(float, s)
 BLOCKED(float, s, 32, 32)
+MID_S
 COMMON(double, d)
 BLOCKED(double, d, 32, 32)
+MID_D
 COMMON(cf32, c)
 BLOCKED(cf32, c, 32, 32)
+MID_C
 COMMON(cf64, z)
+MID_Z

@@ -2,6 +2,9 @@
 //!
 //! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
 //!   matrix in the registers of a group of lanes) and `getri_small_w*`.
+//! * `33 ≤ n ≤ 128` (c128: 64; uniform batches), inverse from the factors:
+//!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
+//!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory), `getrs_blocked_nb*` and `getri_blocked_nb*`
 //!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
@@ -214,7 +217,8 @@ thread_local! {
 /// Forces the blocked kernels' configuration for the calling thread's launches, for the
 /// factorization and the solves alike (`None`: back to the built-in table). For tuning sweeps
 /// and tests; a configuration whose kernels do not exist (see [`Blocked`]) is ignored, and a
-/// 32-wide panel becomes 16 for 16-byte scalars (no such kernels).
+/// 32-wide panel becomes 16 for 16-byte scalars (no such kernels). While a configuration is
+/// forced, the inverse of orders 33..=128 takes the blocked kernels too (not `getri_mid`).
 pub fn set_blocked_config(cfg: Option<Blocked>) {
     OVERRIDE.with(|o| o.set(cfg.filter(Blocked::valid)));
 }
@@ -290,6 +294,59 @@ fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<
             detail: format!("{batch} matrices × {chunks} column chunks"),
         })?;
     Ok((chunks, grid))
+}
+
+/// Smallest order of the mid-size inverse kernels `getri_mid_r{r}_w{nw}_c{cpw}` (uniform
+/// batches).
+pub(crate) const MID_MIN: usize = SMALL_MAX + 1;
+
+/// Largest order of the mid-size inverse kernels for `T`: four rows per lane (128), except
+/// c128, whose factors at 128 would not fit in shared memory (two rows per lane, 64).
+pub(crate) fn mid_max<T: Scalar>() -> usize {
+    if T::IS_COMPLEX && std::mem::size_of::<T>() == 16 {
+        64
+    } else {
+        128
+    }
+}
+
+/// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the mid-size inverse
+/// at order `n` (`MID_MIN..=mid_max::<T>()`), the fastest shapes measured on an H100 (see
+/// `docs/perf-notes.md`): `r = ⌈n / 32⌉`; real types two warps up to 40, four up to 64, then
+/// f32 four and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per multiprocessor still fit)
+/// or sixteen; complex types four up to 40, then eight (c128 above 56: sixteen);
+/// `cpw = ⌈n / nw⌉`, rounded up to even for f32 above 64. The kernels exist for exactly these
+/// shapes.
+pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
+    let r = n.div_ceil(32);
+    let single = std::mem::size_of::<T>() == 4;
+    let nw = match (T::IS_COMPLEX, n) {
+        (false, ..=40) => 2,
+        (false, ..=64) => 4,
+        (false, _) if single => 4,
+        (false, ..=96) => 8,
+        (false, ..=104) => 4,
+        (false, _) => 16,
+        (true, ..=40) => 4,
+        (true, 57..) if std::mem::size_of::<T>() == 16 => 16,
+        (true, _) => 8,
+    };
+    let cpw = n.div_ceil(nw);
+    let cpw = if single && r > 2 {
+        cpw.next_multiple_of(2)
+    } else {
+        cpw
+    };
+    (r, nw, cpw)
+}
+
+/// Dynamic shared memory of `getri_mid` (the layout at the top of the kernel): the factors
+/// rounded up to 16 bytes, `32·r` reciprocals and twice as many ints, and a row buffer per
+/// warp.
+pub(crate) fn mid_smem<T: Scalar>(n: usize, (r, nw, cpw): (usize, usize, usize)) -> usize {
+    let sz = std::mem::size_of::<T>();
+    let e = 16 / sz;
+    (n * n).div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
 }
 
 fn small_width(n: usize) -> usize {
@@ -431,6 +488,37 @@ pub(crate) fn getri<T: Scalar>(
         unsafe { l.launch(cfg(d.batch.div_ceil(64 / w), 64, smem)) }.map_err(launch_error(op))?;
         return Ok(());
     }
+    if d.is_uniform()
+        && (MID_MIN..=mid_max::<T>()).contains(&d.n)
+        && OVERRIDE.with(Cell::get).is_none()
+    {
+        let (r, nw, cpw) = mid_shape::<T>(d.n);
+        let f = function(
+            &dev,
+            &MODULE,
+            &kernel_name::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpw}")),
+        )?;
+        let smem = mid_smem::<T>(d.n, (r, nw, cpw));
+        if smem > 48 * 1024 {
+            allow_shared_bytes(&f, smem)?;
+        }
+        prefer_shared_carveout(&f)?;
+        let mut l = s.launch_builder(&f);
+        l.arg(&ap)
+            .arg(&pp)
+            .arg(&ip)
+            .arg(&xp)
+            .arg(&b)
+            .arg(&n)
+            .arg(&as_)
+            .arg(&xs)
+            .arg(&gate);
+        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride, gate) match the kernel; the
+        // buffers hold every matrix, pivot (validated in 1..=n), info and inverse; one block of
+        // nw warps per matrix with the shared memory its layout needs.
+        unsafe { l.launch(cfg(d.batch, 32 * nw as u32, smem)) }.map_err(launch_error(op))?;
+        return Ok(());
+    }
     let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getri_blocked", Kernel::Solve, d.n)?;
     let (chunks, grid) = chunk_grid(op, d.batch, d.n, nb)?;
     let ch = chunks as i32;
@@ -442,4 +530,41 @@ pub(crate) fn getri<T: Scalar>(
     // pivots (validated), info and the output matrices lie in their buffers.
     unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_complex::{Complex32, Complex64};
+
+    /// Every shape `mid_shape` picks is a kernel of the compiled module, with room for every
+    /// column, and its shared memory fits an H100's block limit.
+    fn mid_kernels_exist<T: Scalar>() {
+        let ptx = include_str!("../../../kernels/batched_lu.ptx");
+        for n in MID_MIN..=mid_max::<T>() {
+            let (r, nw, cpw) = mid_shape::<T>(n);
+            assert!(
+                nw * cpw >= n && nw * cpw < n + 2 * nw,
+                "n = {n}: {nw} × {cpw}"
+            );
+            assert!(
+                32 * r >= n && 32 * (r - 1) < n,
+                "n = {n}: {r} rows per lane"
+            );
+            let name = kernel_name::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpw}"));
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "n = {n}: no kernel {name}"
+            );
+            assert!(mid_smem::<T>(n, (r, nw, cpw)) <= 227 * 1024, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn every_mid_order_has_its_kernel() {
+        mid_kernels_exist::<f32>();
+        mid_kernels_exist::<f64>();
+        mid_kernels_exist::<Complex32>();
+        mid_kernels_exist::<Complex64>();
+    }
 }
