@@ -10,10 +10,10 @@
 //   search is a hardware reduction (redux.sync); for W >= 16 the pivot row reaches the other
 //   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
 //   reads the factors from shared memory.
-// * 32 < n <= 128 (c128: 64), uniform batches, inverse from the factors (`getri_mid`): one
-//   block of 2 to 16 warps per matrix, the factors in shared memory, each warp a set of
-//   columns of the inverse in registers (two to four rows per lane), with no block barrier
-//   after the loads.
+// * 32 < n <= 128 (f32: 192, c128: 64), uniform batches, inverse from the factors
+//   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
+//   warp a set of columns of the inverse in registers (two to six rows per lane), with no
+//   block barrier after the loads.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update. Row
@@ -894,8 +894,9 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 
 // The shapes `mid_shape` in gpu.rs picks (from the measurements in docs/perf-notes.md): two
 // rows per lane up to n = 64, three up to 96, four up to 128 (not c128: its factors would not
-// fit in shared memory); the columns per warp are ceil(n / NW), rounded up to even for f32
-// above 64. f64 takes four warps for 97..104 (two blocks per multiprocessor fit there, and
+// fit in shared memory), and for f32 five and six up to 192 with sixteen warps (the factors
+// alone then take most of a multiprocessor's shared memory; one block each); the columns per
+// warp are ceil(n / NW), rounded up to even for f32 above 64. f64 takes four warps for 97..104 (two blocks per multiprocessor fit there, and
 // four warps of 25 or 26 columns fit in registers) and sixteen above; c128 sixteen warps of
 // four columns above 56.
 #define MID_R2_REAL(T, P)                                                                                   \
@@ -905,7 +906,8 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 #define MID_S                                                                                                 \
     MID_R2_REAL(float, s)                                                                                     \
     MID_R(float, s, 4, 18, 3) MID_R(float, s, 4, 20, 3) MID_R(float, s, 4, 22, 3) MID_R(float, s, 4, 24, 3)   \
-    MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)
+    MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)   \
+    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6)
 #define MID_D                                                                                                  \
     MID_R2_REAL(double, d)                                                                                     \
     MID_R(double, d, 8, 9, 3) MID_R(double, d, 8, 10, 3) MID_R(double, d, 8, 11, 3) MID_R(double, d, 8, 12, 3) \

@@ -2,7 +2,7 @@
 //!
 //! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
 //!   matrix in the registers of a group of lanes) and `getri_small_w*`.
-//! * `33 ≤ n ≤ 128` (c128: 64; uniform batches), inverse from the factors:
+//! * `33 ≤ n ≤ 128` (f32: 192, c128: 64; uniform batches), inverse from the factors:
 //!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
 //!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
@@ -218,7 +218,7 @@ thread_local! {
 /// factorization and the solves alike (`None`: back to the built-in table). For tuning sweeps
 /// and tests; a configuration whose kernels do not exist (see [`Blocked`]) is ignored, and a
 /// 32-wide panel becomes 16 for 16-byte scalars (no such kernels). While a configuration is
-/// forced, the inverse of orders 33..=128 takes the blocked kernels too (not `getri_mid`).
+/// forced, the inverse of orders 33..=192 takes the blocked kernels too (not `getri_mid`).
 pub fn set_blocked_config(cfg: Option<Blocked>) {
     OVERRIDE.with(|o| o.set(cfg.filter(Blocked::valid)));
 }
@@ -300,21 +300,22 @@ fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<
 /// batches).
 pub(crate) const MID_MIN: usize = SMALL_MAX + 1;
 
-/// Largest order of the mid-size inverse kernels for `T`: four rows per lane (128), except
-/// c128, whose factors at 128 would not fit in shared memory (two rows per lane, 64).
+/// Largest order of the mid-size inverse kernels for `T`: four rows per lane (128); f32 six
+/// (192: 144 KB of factors, one block per multiprocessor); c128 two (64), its factors at 128
+/// would not fit in shared memory.
 pub(crate) fn mid_max<T: Scalar>() -> usize {
-    if T::IS_COMPLEX && std::mem::size_of::<T>() == 16 {
-        64
-    } else {
-        128
+    match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
+        (false, 4) => 192,
+        (true, 16) => 64,
+        _ => 128,
     }
 }
 
 /// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the mid-size inverse
 /// at order `n` (`MID_MIN..=mid_max::<T>()`), the fastest shapes measured on an H100 (see
 /// `docs/perf-notes.md`): `r = ⌈n / 32⌉`; real types two warps up to 40, four up to 64, then
-/// f32 four and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per multiprocessor still fit)
-/// or sixteen; complex types four up to 40, then eight (c128 above 56: sixteen);
+/// f32 four (sixteen above 128) and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per
+/// multiprocessor still fit) or sixteen; complex types four up to 40, then eight (c128 above 56: sixteen);
 /// `cpw = ⌈n / nw⌉`, rounded up to even for f32 above 64. The kernels exist for exactly these
 /// shapes.
 pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
@@ -323,6 +324,7 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
     let nw = match (T::IS_COMPLEX, n) {
         (false, ..=40) => 2,
         (false, ..=64) => 4,
+        (false, 129..) => 16,
         (false, _) if single => 4,
         (false, ..=96) => 8,
         (false, ..=104) => 4,

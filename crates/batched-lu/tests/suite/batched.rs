@@ -308,16 +308,17 @@ fn register_widths<T: Scalar>(dev: &Device) {
     }
 }
 
-/// The mid-size inverse (33 ≤ n ≤ 128, c128 up to 64: the factors in shared memory, two to
-/// four rows per lane) at every order, against the host reference: well-conditioned matrices and matrices needing
+/// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c128 up to 64: the factors in shared
+/// memory, two to six rows per lane) at every order (to 128; then a sample), against the
+/// host reference: well-conditioned matrices and matrices needing
 /// an interchange at every step give small residuals; a singular one (`info` = n) and one
 /// whose factors have an exactly-zero `U(j, j)` but `info` 0 (factors supplied by the caller)
 /// come back NaN. Neighbours are unaffected.
 fn mid_inverse<T: Scalar>(dev: &Device) {
     let orders: Vec<usize> = if gpu_blas::testing::under_sanitizer() {
-        vec![33, 40, 41, 57, 64, 65, 96, 97, 128]
+        vec![33, 40, 41, 57, 64, 65, 96, 97, 128, 129, 190]
     } else {
-        (33..=128).collect()
+        (33..=128).chain([129, 150, 160, 161, 190, 192]).collect()
     };
     for n in orders {
         let seed = 91 * n as u64;
