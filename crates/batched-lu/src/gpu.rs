@@ -296,11 +296,8 @@ fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<
     Ok((chunks, grid))
 }
 
-/// Smallest order of the mid-size inverse kernels `getri_mid_r{r}_w{nw}_c{cpw}` (uniform
-/// batches).
-pub(crate) const MID_MIN: usize = SMALL_MAX + 1;
-
-/// Largest order of the mid-size inverse kernels for `T`: four rows per lane (128); f32 six
+/// Largest order of the mid-size inverse kernels `getri_mid_r{r}_w{nw}_c{cpw}` (uniform batches
+/// of order above [`SMALL_MAX`]) for `T`: four rows per lane (128); f32 six
 /// (192: 144 KB of factors, one block per multiprocessor); c128 two (64), its factors at 128
 /// would not fit in shared memory.
 pub(crate) fn mid_max<T: Scalar>() -> usize {
@@ -312,7 +309,7 @@ pub(crate) fn mid_max<T: Scalar>() -> usize {
 }
 
 /// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the mid-size inverse
-/// at order `n` (`MID_MIN..=mid_max::<T>()`), the fastest shapes measured on an H100 (see
+/// at order `n` (`SMALL_MAX + 1..=mid_max::<T>()`), the fastest shapes measured on an H100 (see
 /// `docs/perf-notes.md`): `r = ⌈n / 32⌉`; real types two warps up to 40, four up to 64, then
 /// f32 four (sixteen above 128) and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per
 /// multiprocessor still fit) or sixteen; complex types four up to 40, then eight (c128 above 56: sixteen);
@@ -466,45 +463,34 @@ pub(crate) fn getri<T: Scalar>(
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
     let (ap, pp, ip, xp) = (ptr(a), ptr(piv), ptr(info), ptr(inv));
-    if d.is_uniform() && d.n <= SMALL_MAX {
+    // The uniform-batch kernels (n ≤ 32 in registers, 33..=mid_max with the factors in shared
+    // memory) take the same arguments: (name, launch, whether it wants all of the shared
+    // memory carve-out).
+    let uniform = if !d.is_uniform() {
+        None
+    } else if d.n <= SMALL_MAX {
         let w = small_width(d.n);
-        let f = function(
-            &dev,
-            &MODULE,
-            &kernel_name::<T>(&format!("getri_small_w{w}")),
-        )?;
-        let smem = 64 * (w + 1) * std::mem::size_of::<T>();
-        let mut l = s.launch_builder(&f);
-        l.arg(&ap)
-            .arg(&pp)
-            .arg(&ip)
-            .arg(&xp)
-            .arg(&b)
-            .arg(&n)
-            .arg(&as_)
-            .arg(&xs)
-            .arg(&gate);
-        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride, gate) match the kernel; the
-        // buffers hold every matrix, pivot, info and inverse (validated); the shared memory is
         // 64 / w groups of w·(w + 1) elements.
-        unsafe { l.launch(cfg(d.batch.div_ceil(64 / w), 64, smem)) }.map_err(launch_error(op))?;
-        return Ok(());
-    }
-    if d.is_uniform()
-        && (MID_MIN..=mid_max::<T>()).contains(&d.n)
-        && OVERRIDE.with(Cell::get).is_none()
-    {
+        let smem = 64 * (w + 1) * std::mem::size_of::<T>();
+        let lc = cfg(d.batch.div_ceil(64 / w), 64, smem);
+        Some((format!("getri_small_w{w}"), lc, false))
+    } else if d.n <= mid_max::<T>() && OVERRIDE.with(Cell::get).is_none() {
         let (r, nw, cpw) = mid_shape::<T>(d.n);
-        let f = function(
-            &dev,
-            &MODULE,
-            &kernel_name::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpw}")),
-        )?;
-        let smem = mid_smem::<T>(d.n, (r, nw, cpw));
+        // One block of nw warps per matrix.
+        let lc = cfg(d.batch, 32 * nw as u32, mid_smem::<T>(d.n, (r, nw, cpw)));
+        Some((format!("getri_mid_r{r}_w{nw}_c{cpw}"), lc, true))
+    } else {
+        None
+    };
+    if let Some((name, lc, carveout)) = uniform {
+        let f = function(&dev, &MODULE, &kernel_name::<T>(&name))?;
+        let smem = lc.shared_mem_bytes as usize;
         if smem > 48 * 1024 {
             allow_shared_bytes(&f, smem)?;
         }
-        prefer_shared_carveout(&f)?;
+        if carveout {
+            prefer_shared_carveout(&f)?;
+        }
         let mut l = s.launch_builder(&f);
         l.arg(&ap)
             .arg(&pp)
@@ -516,9 +502,9 @@ pub(crate) fn getri<T: Scalar>(
             .arg(&xs)
             .arg(&gate);
         // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride, gate) match the kernel; the
-        // buffers hold every matrix, pivot (validated in 1..=n), info and inverse; one block of
-        // nw warps per matrix with the shared memory its layout needs.
-        unsafe { l.launch(cfg(d.batch, 32 * nw as u32, smem)) }.map_err(launch_error(op))?;
+        // buffers hold every matrix, pivot (validated in 1..=n), info and inverse; the shared
+        // memory is the size the kernel's layout needs at this order.
+        unsafe { l.launch(lc) }.map_err(launch_error(op))?;
         return Ok(());
     }
     let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getri_blocked", Kernel::Solve, d.n)?;
@@ -543,7 +529,7 @@ mod tests {
     /// column, and its shared memory fits an H100's block limit.
     fn mid_kernels_exist<T: Scalar>() {
         let ptx = include_str!("../../../kernels/batched_lu.ptx");
-        for n in MID_MIN..=mid_max::<T>() {
+        for n in SMALL_MAX + 1..=mid_max::<T>() {
             let (r, nw, cpw) = mid_shape::<T>(n);
             assert!(
                 nw * cpw >= n && nw * cpw < n + 2 * nw,
