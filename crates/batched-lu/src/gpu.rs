@@ -4,7 +4,8 @@
 //!   matrix in the registers of a group of lanes) and `getri_small_w*`.
 //! * `33 ≤ n ≤ 128` (f32: 192, c128: 64; uniform batches), inverse from the factors:
 //!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
-//!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced.
+//!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced or
+//!   the factors do not fit the GPU's shared memory per block (then the blocked kernels).
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory), `getrs_blocked_nb*` and `getri_blocked_nb*`
 //!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
@@ -476,9 +477,13 @@ pub(crate) fn getri<T: Scalar>(
         Some((format!("getri_small_w{w}"), lc, false))
     } else if d.n <= mid_max::<T>() && OVERRIDE.with(Cell::get).is_none() {
         let (r, nw, cpw) = mid_shape::<T>(d.n);
-        // One block of nw warps per matrix.
-        let lc = cfg(d.batch, 32 * nw as u32, mid_smem::<T>(d.n, (r, nw, cpw)));
-        Some((format!("getri_mid_r{r}_w{nw}_c{cpw}"), lc, true))
+        let smem = mid_smem::<T>(d.n, (r, nw, cpw));
+        // One block of nw warps per matrix; on a GPU with less shared memory per block than
+        // the factors need, the blocked kernels instead.
+        (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
+            let lc = cfg(d.batch, 32 * nw as u32, smem);
+            (format!("getri_mid_r{r}_w{nw}_c{cpw}"), lc, true)
+        })
     } else {
         None
     };
