@@ -94,6 +94,38 @@ extern "C" __global__ void pivot_scan_i(const int* piv, int batch, int n, const 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Helpers shared by the kernel families below.
+
+// Where position r goes when positions a and b are exchanged (a row interchange followed by a
+// row's logical position, or by the one of a column of Pᵀ).
+__device__ __forceinline__ int swapped(int r, int a, int b) { return r == a ? b : (r == b ? a : r); }
+
+// Visits the elements e = tid, tid + bd, ... < rows * cols of a rows x cols tile as (i, c) =
+// (e % rows, e / rows), stepped without dividing, and copies v = get(i, c) to put(i, c, v). U
+// elements per pass: all their loads are issued before any store, so a thread has U loads in
+// flight instead of waiting for each (a load from global memory is hundreds of cycles).
+template <int U, class T, class Get, class Put>
+__device__ __forceinline__ void copy_tile(int rows, int cols, Get get, Put put) {
+    if (rows <= 0 || cols <= 0) return;
+    const int bd = blockDim.x, total = rows * cols;
+    TileWalk t(threadIdx.x, bd, rows);
+    for (int e = threadIdx.x; e < total; e += U * bd) {
+        T v[U];
+        int ii[U], cc[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            ii[u] = t.row;
+            cc[u] = t.col;
+            v[u] = e + u * bd < total ? get(t.row, t.col) : zero<T>();
+            t.step();
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (e + u * bd < total) put(ii[u], cc[u], v[u]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // n <= 32: a whole matrix in the registers of W lanes, one row per lane.
 
 // The pivot search's key of a row: 0 for a row that is not a candidate, 1 for a NaN entry (only
@@ -199,10 +231,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
                 }
                 __syncwarp();
             }
-            if (p != j) {
-                if (pos == p) pos = j;
-                else if (pos == j) pos = p;
-            }
+            pos = swapped(pos, p, j);
             const bool below = row && pos > j;
             T l = r[j];
             if constexpr (SMEM) {
@@ -292,11 +321,7 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
         }
 #pragma unroll
         for (int j = 0; j < W; ++j) {
-            if (j < n) {
-                const int p = pv[j];
-                if (at == j) at = p;
-                else if (at == p) at = j;
-            }
+            if (j < n) at = swapped(at, j, pv[j]);
         }
     } else {
         if (nn > 0) {
@@ -306,11 +331,7 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
                 t.step();
             }
         }
-        for (int j = 0; live && j < n; ++j) {
-            const int p = ipiv[(i64)k * n + j] - 1;
-            if (at == j) at = p;
-            else if (at == p) at = j;
-        }
+        for (int j = 0; live && j < n; ++j) at = swapped(at, j, ipiv[(i64)k * n + j] - 1);
     }
     bool bad = live && info[k] != 0;
     __syncwarp();
@@ -382,19 +403,9 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     int* at = reinterpret_cast<int*>(Dr + NMAX);
     int* pv = at + NMAX;
     PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + w * UP;
-    {
-        constexpr int U = 4;  // loads in flight per thread
-        const int bd = blockDim.x;
-        for (int e = threadIdx.x; e < nn; e += U * bd) {
-            T v[U];
-#pragma unroll
-            for (int u = 0; u < U; ++u) v[u] = e + u * bd < nn ? A[e + u * bd] : zero<T>();
-#pragma unroll
-            for (int u = 0; u < U; ++u)
-                if (e + u * bd < nn) F[e + u * bd] = v[u];
-        }
-        for (int j = threadIdx.x; j < n; j += bd) pv[j] = ipiv[(i64)k * n + j] - 1;
-    }
+    copy_tile<4, T>(
+        n, n, [&](int i, int c) { return A[i + c * n]; }, [&](int i, int c, T v) { F[i + c * n] = v; });
+    for (int j = threadIdx.x; j < n; j += blockDim.x) pv[j] = ipiv[(i64)k * n + j] - 1;
     __syncthreads();
     // The singular test (info, or an exactly-zero U(j, j)) and, per column j of Pᵀ, the row of
     // its one: row j followed through the interchanges.
@@ -404,11 +415,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         bad |= is_zero_v(d);
         Dr[j] = div_s(one_t<T>(), d);
         int pj = j;
-        for (int s = 0; s < n; ++s) {
-            const int p = pv[s];
-            if (pj == s) pj = p;
-            else if (pj == p) pj = s;
-        }
+        for (int s = 0; s < n; ++s) pj = swapped(pj, s, pv[s]);
         at[j] = pj;
     }
     if (threadIdx.x == 0) bad |= info[k] != 0;
@@ -499,31 +506,6 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 
 // ---------------------------------------------------------------------------------------------
 // Blocked kernels: one thread block per matrix (getrf) or per (matrix, column chunk) (solves).
-
-// Visits the elements e = tid, tid + bd, ... < rows * cols of a rows x cols tile as (i, c) =
-// (e % rows, e / rows), stepped without dividing, and copies v = get(i, c) to put(i, c, v). U
-// elements per pass: all their loads are issued before any store, so a thread has U loads in
-// flight instead of waiting for each (a load from global memory is hundreds of cycles).
-template <int U, class T, class Get, class Put>
-__device__ __forceinline__ void copy_tile(int rows, int cols, Get get, Put put) {
-    if (rows <= 0 || cols <= 0) return;
-    const int bd = blockDim.x, total = rows * cols;
-    TileWalk t(threadIdx.x, bd, rows);
-    for (int e = threadIdx.x; e < total; e += U * bd) {
-        T v[U];
-        int ii[U], cc[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            ii[u] = t.row;
-            cc[u] = t.col;
-            v[u] = e + u * bd < total ? get(t.row, t.col) : zero<T>();
-            t.step();
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            if (e + u * bd < total) put(ii[u], cc[u], v[u]);
-    }
-}
 
 // Element (i, k) of op(F) for the factors F: F(i, k) for OP = 0, F(k, i) (conjugated for OP = 2).
 template <class T, int OP> struct FacAcc {
@@ -896,9 +878,9 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // rows per lane up to n = 64, three up to 96, four up to 128 (not c128: its factors would not
 // fit in shared memory), and for f32 five and six up to 192 with sixteen warps (the factors
 // alone then take most of a multiprocessor's shared memory; one block each); the columns per
-// warp are ceil(n / NW), rounded up to even for f32 above 64. f64 takes four warps for 97..104 (two blocks per multiprocessor fit there, and
-// four warps of 25 or 26 columns fit in registers) and sixteen above; c128 sixteen warps of
-// four columns above 56.
+// warp are ceil(n / NW), rounded up to even for f32 above 64. f64 takes four warps for
+// 97..104 (two blocks per multiprocessor fit there, and four warps of 25 or 26 columns fit in
+// registers) and sixteen above; c128 sixteen warps of four columns above 56.
 #define MID_R2_REAL(T, P)                                                                                   \
     MID(T, P, 2, 17) MID(T, P, 2, 18) MID(T, P, 2, 19) MID(T, P, 2, 20) MID(T, P, 4, 11) MID(T, P, 4, 12) \
         MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)

@@ -310,12 +310,12 @@ pub(crate) fn mid_max<T: Scalar>() -> usize {
 }
 
 /// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the mid-size inverse
-/// at order `n` (`SMALL_MAX + 1..=mid_max::<T>()`), the fastest shapes measured on an H100 (see
-/// `docs/perf-notes.md`): `r = ⌈n / 32⌉`; real types two warps up to 40, four up to 64, then
-/// f32 four (sixteen above 128) and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per
-/// multiprocessor still fit) or sixteen; complex types four up to 40, then eight (c128 above 56: sixteen);
-/// `cpw = ⌈n / nw⌉`, rounded up to even for f32 above 64. The kernels exist for exactly these
-/// shapes.
+/// at order `n` (`SMALL_MAX + 1..=mid_max::<T>()`), the fastest shapes measured on an H100
+/// (see `docs/perf-notes.md`): `r = ⌈n / 32⌉`; real types two warps up to 40, four up to 64,
+/// then f32 four (sixteen above 128) and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per
+/// multiprocessor still fit) or sixteen; complex types four up to 40, then eight (c128 above
+/// 56: sixteen); `cpw = ⌈n / nw⌉`, rounded up to even for f32 above 64. The kernels exist for
+/// exactly these shapes.
 pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
     let r = n.div_ceil(32);
     let single = std::mem::size_of::<T>() == 4;

@@ -272,6 +272,20 @@ fn order_1024<T: Scalar>(dev: &Device) {
     }
 }
 
+/// `mats` (order `n`) packed and factored on `dev`: the layout, factors, pivots and `info`.
+fn factored<T: Scalar>(
+    dev: &Device,
+    n: usize,
+    mats: &[Vec<T>],
+) -> (BatchLayout, DeviceVec<T>, DeviceVec<i32>, DeviceVec<i32>) {
+    let l = BatchLayout::packed(n, mats.len());
+    let mut a = DeviceVec::from_slice(dev, &mats.concat()).unwrap();
+    let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
+    let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
+    getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+    (l, a, piv, info)
+}
+
 /// The register kernels (n ≤ 32) at each group width (4, 8, 16 and 32 lanes; the pivot row
 /// through shared memory from 16 lanes), with partial groups and a partial last block: factor
 /// reconstruction and inverse residuals. A few matrices per order, so the race checker gets
@@ -285,11 +299,7 @@ fn register_widths<T: Scalar>(dev: &Device) {
                 _ => ill::<T>(n, 40 * n as u64 + k),
             })
             .collect();
-        let l = BatchLayout::packed(n, mats.len());
-        let mut a = DeviceVec::from_slice(dev, &mats.concat()).unwrap();
-        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
-        let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
-        getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+        let (l, a, piv, info) = factored(dev, n, &mats);
         let mut inv = DeviceVec::zeros(dev, n * n * l.batch).unwrap();
         getri_batched(l, &a, &piv, &info, &mut inv, n * n).unwrap();
         let (f, p, x) = (
@@ -310,8 +320,8 @@ fn register_widths<T: Scalar>(dev: &Device) {
 
 /// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c128 up to 64: the factors in shared
 /// memory, two to six rows per lane) at every order (to 128; then a sample), against the
-/// host reference: well-conditioned matrices and matrices needing
-/// an interchange at every step give small residuals; a singular one (`info` = n) and one
+/// host reference: well-conditioned matrices and matrices needing an interchange at every step
+/// give small residuals; a singular one (`info` = n) and one
 /// whose factors have an exactly-zero `U(j, j)` but `info` 0 (factors supplied by the caller)
 /// come back NaN. Neighbours are unaffected.
 fn mid_inverse<T: Scalar>(dev: &Device) {
@@ -322,18 +332,14 @@ fn mid_inverse<T: Scalar>(dev: &Device) {
     };
     for n in orders {
         let seed = 91 * n as u64;
-        let mats = [
+        let mats = vec![
             well::<T>(n, seed),
             swap_every_step::<T>(n, seed + 1),
             zero_col::<T>(n, n / 3, seed + 2),
             well::<T>(n, seed + 3),
             well::<T>(n, seed + 4),
         ];
-        let l = BatchLayout::packed(n, mats.len());
-        let mut a = DeviceVec::from_slice(dev, &mats.concat()).unwrap();
-        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
-        let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
-        getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+        let (l, a, piv, info) = factored(dev, n, &mats);
         // Matrix 3's factors get an exactly-zero U(j, j) with info left at 0.
         let mut f = a.to_vec().unwrap();
         let j = n - 2;
