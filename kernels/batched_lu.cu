@@ -10,6 +10,9 @@
 //   search is a hardware reduction (redux.sync); for W >= 16 the pivot row reaches the other
 //   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
 //   reads the factors from shared memory.
+// * 32 < n <= 64 (f32; f64: 48, c64: 36), uniform batches, LU (`getrf_rows`): the same layout
+//   over one block of one or two warps, one or two rows per thread, one block barrier per
+//   column.
 // * 32 < n <= 128 (f32: 192, c128: 64), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   warp a set of columns of the inverse in registers (two to six rows per lane), with no
@@ -24,6 +27,9 @@
 // * Solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
 //   right-hand-side columns), the chunk in shared memory, blocked forward and backward
 //   substitution with the same register-tiled update.
+
+#include <type_traits>
+#include <utility>
 
 #include "common.cuh"
 
@@ -505,6 +511,172 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 }
 
 // ---------------------------------------------------------------------------------------------
+// 32 < n <= NMAX (f32 to 64, f64 to 48, c64 to 36), uniform batches: LU with the whole matrix in the
+// registers of one block of NW warps, one row per thread slot (thread t holds rows t, t + 32·NW,
+// ... : R slots), every column of its rows. As in `getrf_small`, a row never moves: `pos` is
+// its logical position and an interchange swaps two positions. Step k: each warp finds its
+// best candidate of column k by hardware reductions, and the lane holding that row writes the
+// row (columns k..) to the warp's slot of a buffer in shared memory (two buffers alternating
+// by step); one block barrier (none for one warp); every thread reads the warps' candidates,
+// takes the winner's row as the pivot row and updates its own rows with it. The steps are
+// unrolled at compile time, so every register index is a constant.
+
+// The pivot search's key in the integer width of the real type (see `pivot_key`): one
+// 32-bit reduction for f32 instead of a 64-bit key's two.
+__device__ __forceinline__ unsigned long long row_key(double a1, bool cand) { return pivot_key(a1, cand); }
+__device__ __forceinline__ unsigned row_key(float a1, bool cand) {
+    return cand ? (a1 == a1 ? __float_as_uint(a1) + 2u : 1u) : 0u;
+}
+
+// `group_argmax` over a whole warp for either key width.
+__device__ __forceinline__ int warp_argmax(unsigned long long key, int pos, unsigned long long& kmax) {
+    return group_argmax<double>(key, pos, 0xffffffffu, kmax);
+}
+__device__ __forceinline__ int warp_argmax(unsigned key, int pos, unsigned& kmax) {
+    kmax = __reduce_max_sync(0xffffffffu, key);
+    return (int)__reduce_min_sync(0xffffffffu, key == kmax && key != 0u ? (unsigned)pos : 0x7fffffffu);
+}
+
+// A warp's best candidate of a step, for the block-wide choice.
+struct __align__(16) RowCand {
+    unsigned long long key;
+    int pos, pad;
+};
+
+// Shared memory of `getrf_rows`: two row buffers and two candidate slots per warp.
+template <class T, int NW, int NMAX> __host__ __device__ constexpr int rows_smem() {
+    return 2 * NW * (NMAX * (int)sizeof(T) + (int)sizeof(RowCand));
+}
+
+template <class T, int NW, int R, int NMAX> struct RowsLU {
+    typedef typename Real<T>::type RT;
+    typedef typename std::conditional<sizeof(RT) == 8, unsigned long long, unsigned>::type KT;
+    typedef Pack<T> PK;
+    static constexpr int E = PK::N, CP = NMAX / E, NT = 32 * NW;
+    static_assert(NMAX % E == 0, "NMAX is a whole number of 16-byte packs");
+    T v[R][NMAX];
+    int pos[R], mypiv[R];
+    bool live[R];
+    int inf, n, t, lane, w;
+    PK* rows;       // [2][NW][CP]
+    RowCand* cand;  // [2][NW]
+
+    template <int k> __device__ __forceinline__ void step() {
+        if (k >= n) return;
+        KT key = 0;
+        int kpos = ROW_NONE;
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            const KT kk = row_key(abs1(v[i][k]), live[i] && pos[i] >= k);
+            if (kk > key || (kk == key && pos[i] < kpos)) {
+                key = kk;
+                kpos = pos[i];
+            }
+        }
+        KT kmax;
+        const int p = warp_argmax(key, kpos, kmax);
+        constexpr int b = k & 1;
+        PK* rb = rows + (b * NW + w) * CP;
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            if (pos[i] == p) {
+#pragma unroll
+                for (int q = k / E; q < CP; ++q) {
+                    PK pk;
+#pragma unroll
+                    for (int e = 0; e < E; ++e) pk.v[e] = v[i][q * E + e];
+                    rb[q] = pk;
+                }
+            }
+        }
+        unsigned long long K = kmax;
+        int P = p, W = 0;
+        if constexpr (NW > 1) {
+            if (lane == 0) cand[b * NW + w] = RowCand{(unsigned long long)kmax, p, 0};
+            __syncthreads();
+            const RowCand c0 = cand[b * NW];
+            K = c0.key;
+            P = c0.pos;
+#pragma unroll
+            for (int ww = 1; ww < NW; ++ww) {
+                const RowCand c = cand[b * NW + ww];
+                if (c.key > K || (c.key == K && c.pos < P)) {
+                    K = c.key;
+                    P = c.pos;
+                    W = ww;
+                }
+            }
+        } else {
+            __syncwarp();
+        }
+        const PK* ub = rows + (b * NW + W) * CP;
+        const T pv = reinterpret_cast<const T*>(ub)[k];
+        if (K == 2ull && inf == 0) inf = k + 1;
+        T nl[R];
+        bool below[R];
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            if (t + NT * i == k) mypiv[i] = P + 1;
+            pos[i] = swapped(pos[i], P, k);
+            below[i] = live[i] && pos[i] > k;
+            T l = v[i][k];
+            if (below[i] && !is_zero_v(pv)) l = div_s(l, pv);
+            if (below[i]) v[i][k] = l;
+            nl[i] = neg(l);
+        }
+        // 16 bytes of the pivot row at a time, each read right before its updates.
+#pragma unroll
+        for (int q = k / E; q < CP; ++q) {
+            const PK u = ub[q];
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                const int c = q * E + e;
+                if (c <= k) continue;
+#pragma unroll
+                for (int i = 0; i < R; ++i)
+                    if (below[i]) v[i][c] = madd(nl[i], u.v[e], v[i][c]);
+            }
+        }
+    }
+    template <int... K> __device__ __forceinline__ void steps(std::integer_sequence<int, K...>) { (step<K>(), ...); }
+};
+
+template <class T, int NW, int R, int NMAX>
+__device__ void getrf_rows(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int n, i64 stride,
+                           unsigned char* smem) {
+    typedef RowsLU<T, NW, R, NMAX> S;
+    S s;
+    s.n = n;
+    s.t = threadIdx.x;
+    s.lane = s.t & 31;
+    s.w = s.t >> 5;
+    s.rows = reinterpret_cast<typename S::PK*>(smem);
+    s.cand = reinterpret_cast<RowCand*>(s.rows + 2 * NW * S::CP);
+    const i64 mk = blockIdx.x;
+    T* A = a + mk * stride;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+        const int row = s.t + S::NT * i;
+        s.live[i] = row < n;
+        s.pos[i] = row;
+        s.mypiv[i] = 0;
+#pragma unroll
+        for (int c = 0; c < NMAX; ++c) s.v[i][c] = (s.live[i] && c < n) ? A[row + (i64)c * n] : zero<T>();
+    }
+    s.inf = 0;
+    s.steps(std::make_integer_sequence<int, NMAX>{});
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+        if (!s.live[i]) continue;
+#pragma unroll
+        for (int c = 0; c < NMAX; ++c)
+            if (c < n) A[s.pos[i] + (i64)c * n] = s.v[i][c];
+        ipiv[mk * n + s.t + S::NT * i] = s.mypiv[i];
+    }
+    if (s.t == 0) info[mk] = s.inf;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Blocked kernels: one thread block per matrix (getrf) or per (matrix, column chunk) (solves).
 
 // Element (i, k) of op(F) for the factors F: F(i, k) for OP = 0, F(k, i) (conjugated for OP = 2).
@@ -900,6 +1072,23 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
     MID_R(cf32, c, 8, 13, 4) MID_R(cf32, c, 8, 14, 4) MID_R(cf32, c, 8, 15, 4) MID_R(cf32, c, 8, 16, 4)
 #define MID_Z MID_R2_COMPLEX(cf64, z) MID(cf64, z, 16, 4)
 
+// The register factorization of orders up to NMAX with NW warps and R rows per thread.
+#define ROWS(T, P, NW, R, NMAX)                                                                              \
+    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
+        getrf_rows_w##NW##_r##R##_n##NMAX##_##P(T* a, int* ipiv, int* info, int batch, int n, i64 stride,     \
+                                                const unsigned long long* gate) {                             \
+        __shared__ __align__(16) unsigned char sm[rows_smem<T, NW, NMAX>()];                                 \
+        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
+        getrf_rows<T, NW, R, NMAX>(a, ipiv, info, n, stride, sm);                                             \
+    }
+// The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Version 8): f32 one warp of
+// two rows per lane up to 40, two warps of one row per lane to 64; f64 two warps to 48; c64
+// two warps to 36. NMAX is the order rounded up to 4 (f32 above 40: 8; c64: 2).
+#define ROWS_S ROWS(float, s, 1, 2, 36) ROWS(float, s, 1, 2, 40) ROWS(float, s, 2, 1, 48) ROWS(float, s, 2, 1, 56) \
+    ROWS(float, s, 2, 1, 64)
+#define ROWS_D ROWS(double, d, 2, 1, 36) ROWS(double, d, 2, 1, 40) ROWS(double, d, 2, 1, 44) ROWS(double, d, 2, 1, 48)
+#define ROWS_C ROWS(cf32, c, 2, 1, 34) ROWS(cf32, c, 2, 1, 36)
+
 // BLOCKED_V: the three blocked kernels of one panel width, under a register cap set through
 // the minimum number of resident 256-thread blocks (MINB 3: 80 registers; 4: 64; 5: 48).
 // A lower cap trades spills for resident blocks (the kernels are latency-bound: without a cap
@@ -950,11 +1139,14 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 COMMON(float, s)
 BLOCKED(float, s, 32, 32)
 MID_S
+ROWS_S
 COMMON(double, d)
 BLOCKED(double, d, 32, 32)
 MID_D
+ROWS_D
 COMMON(cf32, c)
 BLOCKED(cf32, c, 32, 32)
 MID_C
+ROWS_C
 COMMON(cf64, z)
 MID_Z

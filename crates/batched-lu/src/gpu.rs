@@ -2,6 +2,10 @@
 //!
 //! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
 //!   matrix in the registers of a group of lanes) and `getri_small_w*`.
+//! * `33 ≤ n ≤ 64` for f32, `33 ≤ n ≤ 48` for f64, `33 ≤ n ≤ 36` for c64 (uniform batches),
+//!   the factorization:
+//!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
+//!   [`rows_shape`]), unless a blocked configuration is forced.
 //! * `33 ≤ n ≤ 128` (f32: 192, c128: 64; uniform batches), inverse from the factors:
 //!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
 //!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced or
@@ -349,6 +353,26 @@ pub(crate) fn mid_smem<T: Scalar>(n: usize, (r, nw, cpw): (usize, usize, usize))
     (n * n).div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
 }
 
+/// Warps per block `nw`, rows per thread `r` and compiled order `nmax ≥ n` of the register
+/// factorization `getrf_rows_w{nw}_r{r}_n{nmax}` at order `n` (uniform batches), or `None`
+/// where the blocked kernel is as fast (f32 above 64, f64 above 48, c64 above 36, c128). The
+/// shapes are the fastest measured on an H100 (see `docs/perf-notes.md`): f32 one warp of two
+/// rows per lane up to 40, then two warps of one row per lane; f64 and c64 two warps. A
+/// kernel's time follows its compiled order, so `nmax` is `n` rounded up to 4 (f32 above 40:
+/// to 8; c64: to 2).
+pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
+    if n <= SMALL_MAX {
+        return None;
+    }
+    match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
+        (false, 4, ..=40) => Some((1, 2, n.next_multiple_of(4))),
+        (false, 4, ..=64) => Some((2, 1, n.next_multiple_of(8))),
+        (false, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
+        (true, 8, ..=36) => Some((2, 1, n.next_multiple_of(2))),
+        _ => None,
+    }
+}
+
 fn small_width(n: usize) -> usize {
     n.next_power_of_two().max(4)
 }
@@ -368,14 +392,29 @@ pub(crate) fn getrf<T: Scalar>(
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
     let (ap, pp, ip) = (ptr(a), ptr(piv), ptr(info));
-    if d.is_uniform() && d.n <= SMALL_MAX {
+    // The uniform-batch kernels (n ≤ 32 in the registers of a group of lanes, the orders of
+    // `rows_shape` in the registers of a block) take the same arguments.
+    let uniform = if !d.is_uniform() {
+        None
+    } else if d.n <= SMALL_MAX {
         let w = small_width(d.n);
-        let f = function(
-            &dev,
-            &MODULE,
-            &kernel_name::<T>(&format!("getrf_small_w{w}")),
-        )?;
         let per_block = 128 / w;
+        Some((
+            format!("getrf_small_w{w}"),
+            cfg(d.batch.div_ceil(per_block), 128, 0),
+        ))
+    } else if OVERRIDE.with(Cell::get).is_none() {
+        rows_shape::<T>(d.n).map(|(nw, r, nmax)| {
+            (
+                format!("getrf_rows_w{nw}_r{r}_n{nmax}"),
+                cfg(d.batch, 32 * nw as u32, 0),
+            )
+        })
+    } else {
+        None
+    };
+    if let Some((name, lc)) = uniform {
+        let f = function(&dev, &MODULE, &kernel_name::<T>(&name))?;
         let mut l = s.launch_builder(&f);
         l.arg(&ap)
             .arg(&pp)
@@ -387,7 +426,7 @@ pub(crate) fn getrf<T: Scalar>(
         // SAFETY: (a, ipiv, info, batch, n, stride, gate) match the kernel; a holds batch
         // matrices `stride` apart, ipiv n·batch and info batch elements (validated by the
         // caller); gate is null or a scan word.
-        unsafe { l.launch(cfg(d.batch.div_ceil(per_block), 128, 0)) }.map_err(launch_error(op))?;
+        unsafe { l.launch(lc) }.map_err(launch_error(op))?;
         return Ok(());
     }
     let (f, _nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrf_blocked", Kernel::Factor, d.n)?;
@@ -551,6 +590,41 @@ mod tests {
             );
             assert!(mid_smem::<T>(n, (r, nw, cpw)) <= 227 * 1024, "n = {n}");
         }
+    }
+
+    /// Every shape `rows_shape` picks is a kernel of the compiled module with room for every
+    /// row and column.
+    fn rows_kernels_exist<T: Scalar>() {
+        let ptx = include_str!("../../../kernels/batched_lu.ptx");
+        for n in SMALL_MAX + 1..=256 {
+            let Some((nw, r, nmax)) = rows_shape::<T>(n) else {
+                continue;
+            };
+            assert!(
+                nmax >= n && nmax < n + 8 && 32 * nw * r >= n,
+                "n = {n}: {nw} warps × {r} rows, order {nmax}"
+            );
+            let name = kernel_name::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"));
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "n = {n}: no kernel {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_rows_order_has_its_kernel() {
+        rows_kernels_exist::<f32>();
+        rows_kernels_exist::<f64>();
+        rows_kernels_exist::<Complex32>();
+        rows_kernels_exist::<Complex64>();
+        assert_eq!(rows_shape::<f32>(64), Some((2, 1, 64)));
+        assert_eq!(rows_shape::<f64>(48), Some((2, 1, 48)));
+        assert_eq!(rows_shape::<f32>(65), None);
+        assert_eq!(rows_shape::<f64>(49), None);
+        assert_eq!(rows_shape::<Complex32>(36), Some((2, 1, 36)));
+        assert_eq!(rows_shape::<Complex32>(37), None);
+        assert_eq!(rows_shape::<Complex64>(40), None);
     }
 
     #[test]

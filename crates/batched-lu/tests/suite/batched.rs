@@ -211,7 +211,7 @@ fn overflowing(n: usize) -> Vec<f32> {
 /// An overflow inside the factorization (finite input, so no error) leaves every pivot in
 /// range, the other matrices of the batch exact, and a NaN inverse for the overflowed one.
 fn overflow_to_nan(dev: &Device) {
-    for n in [3, 20, 40, 100] {
+    for n in [3, 20, 40, 60, 100] {
         let mats = vec![overflowing(n), well::<f32>(n, n as u64)];
         let (l, buf) = pack(n, &mats);
         let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
@@ -318,6 +318,54 @@ fn register_widths<T: Scalar>(dev: &Device) {
     }
 }
 
+/// The register factorization of a whole matrix in one block (f32 33..=64, f64 33..=48, one
+/// or two warps, the compiled order rounded up) at the edges of each compiled order and
+/// beyond the last (the blocked kernel), for every type: factor reconstruction against the
+/// host LU, the pivot sequence of a matrix needing an interchange at every step, `info` of a
+/// zero first and zero last column, and inverse residuals. Seven matrices per order, so the
+/// race checker gets through it quickly.
+fn row_factorization<T: Scalar>(dev: &Device) {
+    for n in [33, 35, 36, 37, 40, 41, 44, 47, 48, 49, 56, 57, 63, 64, 65] {
+        let s = 13 * n as u64;
+        let mats = vec![
+            well::<T>(n, s),
+            swap_every_step::<T>(n, s + 1),
+            ill::<T>(n, s + 2),
+            zero_col::<T>(n, 0, s + 3),
+            zero_col::<T>(n, n - 1, s + 4),
+            well::<T>(n, s + 5),
+            swap_every_step::<T>(n, s + 6),
+        ];
+        let (l, a, piv, info) = factored(dev, n, &mats);
+        let mut inv = DeviceVec::zeros(dev, n * n * l.batch).unwrap();
+        getri_batched(l, &a, &piv, &info, &mut inv, n * n).unwrap();
+        let (f, p, ih, x) = (
+            a.to_vec().unwrap(),
+            piv.to_vec().unwrap(),
+            info.to_vec().unwrap(),
+            inv.to_vec().unwrap(),
+        );
+        // The ill-conditioned matrix (index 2) may round to singular in single precision.
+        let want = [0, 0, ih[2], 1, n as i32, 0, 0];
+        assert_eq!(ih, want, "{} n = {n}", T::PREFIX);
+        for (k, m) in mats.iter().enumerate() {
+            let what = format!("{} n = {n}, matrix {k}", T::PREFIX);
+            let r = k * n * n..(k + 1) * n * n;
+            let pk = &p[k * n..(k + 1) * n];
+            assert!(pk.iter().all(|&q| q >= 1 && q as usize <= n), "{what}");
+            assert_lu(n, m, &f[r.clone()], pk, &what);
+            if k == 1 || k == 6 {
+                assert_eq!(pk, vec![n as i32; n].as_slice(), "{what}: pivots");
+            }
+            if k == 3 || k == 4 {
+                assert!(x[r].iter().all(|v| v.is_nan()), "{what}: not NaN");
+            } else if k != 2 {
+                assert_inverse(n, m, &x[r], &what);
+            }
+        }
+    }
+}
+
 /// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c128 up to 64: the factors in shared
 /// memory, two to six rows per lane) at every order (to 128; then a sample), against the
 /// host reference: well-conditioned matrices and matrices needing an interchange at every step
@@ -390,6 +438,9 @@ gpu_blas::device_tests! {
     }
     fn mid_inverse_each_order(dev) {
         for_all_types!(mid_inverse, dev);
+    }
+    fn row_factorization_each_order(dev) {
+        for_all_types!(row_factorization, dev);
     }
     fn empty_batches(dev) {
         let l = BatchLayout { n: 0, batch: 3, stride: 0 };
