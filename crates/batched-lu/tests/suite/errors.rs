@@ -187,6 +187,28 @@ gpu_blas::device_tests! {
         }
     }
 
+    fn first_of_several_non_finite_elements(dev) {
+        // The scan reads a few elements per lane before testing them: the reported index is
+        // still the smallest, within a lane's group (37 before 69), across lanes (131 is later)
+        // and across matrices (matrix 2's element 5 is later than matrix 1's 37).
+        for n in [20usize, 40] {
+            let l = BatchLayout::packed(n, 3);
+            let nn = n * n;
+            let mut buf = well::<f32>(n, 9).repeat(3);
+            for (i, v) in [(69, f32::NAN), (37, f32::INFINITY), (131, f32::NAN)] {
+                buf[nn + i] = v;
+            }
+            buf[2 * nn + 5] = f32::NEG_INFINITY;
+            let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
+            let mut piv = DeviceVec::zeros(dev, n * 3).unwrap();
+            let mut info = DeviceVec::zeros(dev, 3).unwrap();
+            let r = getrf_batched(l, &mut a, &mut piv, &mut info);
+            assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index: nn + 37 }), "n = {n}");
+            let same = a.to_vec().unwrap().iter().zip(&buf).all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same, "n = {n}: a written on error");
+        }
+    }
+
     fn concurrent_calls_report_their_own_errors(dev) {
         // Several threads scanning on one device at once (on a GPU they share its stream; one
         // holds the cached scan word, the others take a temporary one).
