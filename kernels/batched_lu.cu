@@ -1091,9 +1091,9 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
     }
 // The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Version 8): f32 one warp of
 // two rows per lane up to 40, two warps of one row per lane to 64; f64 two warps to 48; c64
-// two warps to 36. NMAX is the order rounded up to 4 (f32 above 40: 8; c64: 2).
-#define ROWS_S ROWS(float, s, 1, 2, 36) ROWS(float, s, 1, 2, 40) ROWS(float, s, 2, 1, 48) ROWS(float, s, 2, 1, 56) \
-    ROWS(float, s, 2, 1, 64)
+// two warps to 36. NMAX is the order rounded up to 4 (c64: 2).
+#define ROWS_S ROWS(float, s, 1, 2, 36) ROWS(float, s, 1, 2, 40) ROWS(float, s, 2, 1, 44) ROWS(float, s, 2, 1, 48) \
+    ROWS(float, s, 2, 1, 52) ROWS(float, s, 2, 1, 56) ROWS(float, s, 2, 1, 60) ROWS(float, s, 2, 1, 64)
 #define ROWS_D ROWS(double, d, 2, 1, 36) ROWS(double, d, 2, 1, 40) ROWS(double, d, 2, 1, 44) ROWS(double, d, 2, 1, 48)
 #define ROWS_C ROWS(cf32, c, 2, 1, 34) ROWS(cf32, c, 2, 1, 36)
 

@@ -358,15 +358,14 @@ pub(crate) fn mid_smem<T: Scalar>(n: usize, (r, nw, cpw): (usize, usize, usize))
 /// where the blocked kernel is as fast (f32 above 64, f64 above 48, c64 above 36, c128). The
 /// shapes are the fastest measured on an H100 (see `docs/perf-notes.md`): f32 one warp of two
 /// rows per lane up to 40, then two warps of one row per lane; f64 and c64 two warps. A
-/// kernel's time follows its compiled order, so `nmax` is `n` rounded up to 4 (f32 above 40:
-/// to 8; c64: to 2).
+/// kernel's time follows its compiled order, so `nmax` is `n` rounded up to 4 (c64: to 2).
 pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     if n <= SMALL_MAX {
         return None;
     }
     match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
         (false, 4, ..=40) => Some((1, 2, n.next_multiple_of(4))),
-        (false, 4, ..=64) => Some((2, 1, n.next_multiple_of(8))),
+        (false, 4, ..=64) => Some((2, 1, n.next_multiple_of(4))),
         (false, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
         (true, 8, ..=36) => Some((2, 1, n.next_multiple_of(2))),
         _ => None,
@@ -601,7 +600,7 @@ mod tests {
                 continue;
             };
             assert!(
-                nmax >= n && nmax < n + 8 && 32 * nw * r >= n,
+                nmax >= n && nmax < n + 4 && 32 * nw * r >= n,
                 "n = {n}: {nw} warps × {r} rows, order {nmax}"
             );
             let name = kernel_name::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"));
