@@ -63,7 +63,7 @@ struct Batch {
 
 // Each lane loads SCAN_U elements before testing any of them: with a test (and a possible
 // exit) after every load, a lane had one load in flight and the scan read 1.2–1.8 TB/s; with
-// four, 1.9–2.7 TB/s (docs/perf-notes.md, Version 8).
+// four, 1.9–2.9 TB/s (docs/perf-notes.md, Version 8).
 constexpr int SCAN_U = 4;
 
 template <class T>
