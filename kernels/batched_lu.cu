@@ -16,7 +16,8 @@
 // * 32 < n <= 128 (f32: 192, c128: 64), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   warp a set of columns of the inverse in registers (two to six rows per lane), with no
-//   block barrier after the loads.
+//   block barrier after the loads. f32 193..256 and f64 180..192: the same with one packed
+//   triangle of the factors in shared memory at a time (L, then U) and two blocks per matrix.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update. Row
@@ -398,7 +399,14 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // L(l + 32·g, s); a __syncwarp after the write and one after the reads. (Two buffers
 // alternating by step and one __syncwarp measured 5–10 % slower.) After the loads the warps
 // never wait for each other.
-template <class T, int NW, int CPW, int R>
+//
+// TRI (orders whose factors do not fit in shared memory whole, f32 193..256): the shared
+// memory holds one triangle at a time, packed by columns: the strict lower triangle of L for
+// the forward substitution (column s, rows s + 1.., at s·(2n − s − 1)/2), then, after a block
+// barrier, the strict upper triangle of U for the backward one (column s, rows 0..s − 1, at
+// s·(s − 1)/2); U's diagonal is read from global memory. The columns of the inverse are split
+// over the blocks of the grid's y dimension: block y takes columns y·NW·CPW + w + NW·t.
+template <class T, int NW, int CPW, int R, bool TRI = false>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
@@ -407,25 +415,47 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     constexpr int NMAX = 32 * R;
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int k = blockIdx.x;
+    const int c0 = TRI ? (int)blockIdx.y * NW * CPW : 0;  // the block's first column
     const T* A = a + (i64)k * a_stride;
     const int nn = n * n;
-    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, rounded up
-    // to 16 bytes), the reciprocals of U's diagonal (NMAX), where each column of Pᵀ has its
-    // one (NMAX ints), the pivots (NMAX ints), and per warp a row buffer of UP packs.
+    const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
+    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, or one
+    // packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's diagonal
+    // (NMAX), where each column of Pᵀ has its one (NMAX ints), the pivots (NMAX ints), and per
+    // warp a row buffer of UP packs.
     T* F = reinterpret_cast<T*>(smem);
-    T* Dr = F + (nn + E - 1) / E * E;
+    T* Dr = F + (nf + E - 1) / E * E;
     int* at = reinterpret_cast<int*>(Dr + NMAX);
     int* pv = at + NMAX;
     PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + w * UP;
-    copy_tile<4, T>(
-        n, n, [&](int i, int c) { return A[i + c * n]; }, [&](int i, int c, T v) { F[i + c * n] = v; });
+    // Column c of a triangle, rows lo <= i < hi, to F[base + i]: warp w takes columns w, w + NW,
+    // ..., each lane up to four loads in flight before its stores.
+    auto stage_triangle = [&](bool lower) {
+        for (int c = w; c < n; c += NW) {
+            const int lo = lower ? c + 1 : 0, hi = lower ? n : c;
+            const int base = lower ? c * (2 * n - c - 1) / 2 - c - 1 : c * (c - 1) / 2;
+            for (int i = lo + lane; i < hi; i += 4 * 32) {
+                T v[4];
+#pragma unroll
+                for (int u = 0; u < 4; ++u) v[u] = i + 32 * u < hi ? A[i + 32 * u + (i64)c * n] : zero<T>();
+#pragma unroll
+                for (int u = 0; u < 4; ++u)
+                    if (i + 32 * u < hi) F[base + i + 32 * u] = v[u];
+            }
+        }
+    };
+    if constexpr (TRI)
+        stage_triangle(true);
+    else
+        copy_tile<4, T>(
+            n, n, [&](int i, int c) { return A[i + c * n]; }, [&](int i, int c, T v) { F[i + c * n] = v; });
     for (int j = threadIdx.x; j < n; j += blockDim.x) pv[j] = ipiv[(i64)k * n + j] - 1;
     __syncthreads();
     // The singular test (info, or an exactly-zero U(j, j)) and, per column j of Pᵀ, the row of
     // its one: row j followed through the interchanges.
     int bad = 0;
     for (int j = threadIdx.x; j < n; j += blockDim.x) {
-        const T d = F[j + j * n];
+        const T d = TRI ? A[j + (i64)j * n] : F[j + j * n];
         bad |= is_zero_v(d);
         Dr[j] = div_s(one_t<T>(), d);
         int pj = j;
@@ -437,7 +467,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     T x[R][CPW];
 #pragma unroll
     for (int t = 0; t < CPW; ++t) {
-        const int col = w + NW * t;
+        const int col = c0 + w + NW * t;
         const int c = col < n ? at[col] : -1;
 #pragma unroll
         for (int g = 0; g < R; ++g) x[g][t] = lane + 32 * g == c ? one_t<T>() : zero<T>();
@@ -453,11 +483,12 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         }
     };
     // x(slot g's row) -= F(row, s) · row s, for the slots whose flag is set (the loops are
-    // unrolled, so the flags that are false for a whole slot fold away).
-    auto update = [&](int s, const bool(&act)[R]) {
+    // unrolled, so the flags that are false for a whole slot fold away); F(i, s) is
+    // F[cb + i] (cb: the column's base, s·n, or that of its packed triangle).
+    auto update = [&](int cb, const bool(&act)[R]) {
         T f[R];
 #pragma unroll
-        for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[lane + 32 * g + s * n]) : zero<T>();
+        for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[cb + lane + 32 * g]) : zero<T>();
 #pragma unroll
         for (int u = 0; u < UP; ++u) {
             const PK v = Xb[u];
@@ -482,9 +513,14 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             bool act[R];
 #pragma unroll
             for (int g = 0; g < R; ++g) act[g] = g >= h && lane + 32 * g > s && lane + 32 * g < n;
-            update(s, act);
+            update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act);
             __syncwarp();
         }
+    }
+    if constexpr (TRI) {
+        __syncthreads();
+        stage_triangle(false);
+        __syncthreads();
     }
     // Backward substitution with U: the lane holding row s scales it by 1 / U(s, s) first;
     // the rows above it are updated: the slots before h whole, slot h above s.
@@ -502,14 +538,14 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             bool act[R];
 #pragma unroll
             for (int g = 0; g < R; ++g) act[g] = g <= h && lane + 32 * g < s;
-            update(s, act);
+            update(TRI ? s * (s - 1) / 2 : s * n, act);
             __syncwarp();
         }
     }
     T* X = inv + (i64)k * inv_stride;
 #pragma unroll
     for (int t = 0; t < CPW; ++t) {
-        const int col = w + NW * t;
+        const int col = c0 + w + NW * t;
         if (col < n) {
 #pragma unroll
             for (int g = 0; g < R; ++g)
@@ -1053,6 +1089,16 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
         getri_mid<T, NW, CPW, R>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                       \
     }
 #define MID(T, P, NW, CPW) MID_R(T, P, NW, CPW, 2)
+// The same with one packed triangle of the factors in shared memory at a time and the columns
+// split over the grid's y dimension.
+#define MID_TRI(T, P, NW, CPW, R)                                                                            \
+    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
+        getri_tri_r##R##_w##NW##_c##CPW##_##P(const T* a, const int* ipiv, const int* info, T* inv,            \
+                                              int batch, int n, i64 a_stride, i64 inv_stride,                  \
+                                              const unsigned long long* gate) {                               \
+        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
+        getri_mid<T, NW, CPW, R, true>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                 \
+    }
 
 // The shapes `mid_shape` in gpu.rs picks (from the measurements in docs/perf-notes.md): two
 // rows per lane up to n = 64, three up to 96, four up to 128 (not c128: its factors would not
@@ -1060,7 +1106,10 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // alone then take most of a multiprocessor's shared memory; one block each); the columns per
 // warp are ceil(n / NW), rounded up to even for f32 above 64. f64 takes four warps for
 // 97..104 (two blocks per multiprocessor fit there, and four warps of 25 or 26 columns fit in
-// registers) and sixteen above; c128 sixteen warps of four columns above 56.
+// registers) and sixteen above; c128 sixteen warps of four columns above 56. The triangle
+// form (`tri_shape`): f32 193..256 with seven or eight rows per lane, f64 180..192 with six;
+// sixteen warps of ceil(n / 32) columns, two blocks per matrix. (Measured against the blocked
+// kernels: slower for f64 below 180 and for c64 at 144..190.)
 #define MID_R2_REAL(T, P)                                                                                   \
     MID(T, P, 2, 17) MID(T, P, 2, 18) MID(T, P, 2, 19) MID(T, P, 2, 20) MID(T, P, 4, 11) MID(T, P, 4, 12) \
         MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)
@@ -1069,11 +1118,12 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
     MID_R2_REAL(float, s)                                                                                     \
     MID_R(float, s, 4, 18, 3) MID_R(float, s, 4, 20, 3) MID_R(float, s, 4, 22, 3) MID_R(float, s, 4, 24, 3)   \
     MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)   \
-    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6)
+    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI(float, s, 16, 7, 7) MID_TRI(float, s, 16, 8, 8)
 #define MID_D                                                                                                  \
     MID_R2_REAL(double, d)                                                                                     \
     MID_R(double, d, 8, 9, 3) MID_R(double, d, 8, 10, 3) MID_R(double, d, 8, 11, 3) MID_R(double, d, 8, 12, 3) \
-    MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_R(double, d, 16, 7, 4) MID_R(double, d, 16, 8, 4)
+    MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_R(double, d, 16, 7, 4) MID_R(double, d, 16, 8, 4)   \
+    MID_TRI(double, d, 16, 6, 6)
 #define MID_C                                                                                              \
     MID_R2_COMPLEX(cf32, c)                                                                                \
     MID_R(cf32, c, 8, 9, 3) MID_R(cf32, c, 8, 10, 3) MID_R(cf32, c, 8, 11, 3) MID_R(cf32, c, 8, 12, 3)     \

@@ -10,6 +10,10 @@
 //!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
 //!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced or
 //!   the factors do not fit the GPU's shared memory per block (then the blocked kernels).
+//! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64 (uniform batches), inverse from the
+//!   factors: `getri_tri_r*_w16_c*`
+//!   (two blocks per matrix, one packed triangle of the factors in shared memory at a time;
+//!   see [`tri_shape`]), with the same exceptions.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory), `getrs_blocked_nb*` and `getri_blocked_nb*`
 //!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
@@ -345,12 +349,42 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
 }
 
 /// Dynamic shared memory of `getri_mid` (the layout at the top of the kernel): the factors
-/// rounded up to 16 bytes, `32·r` reciprocals and twice as many ints, and a row buffer per
-/// warp.
-pub(crate) fn mid_smem<T: Scalar>(n: usize, (r, nw, cpw): (usize, usize, usize)) -> usize {
+/// (all `n²`, or for the triangle form `n(n − 1)/2`) rounded up to 16 bytes, `32·r`
+/// reciprocals and twice as many ints, and a row buffer per warp.
+pub(crate) fn mid_smem<T: Scalar>(
+    n: usize,
+    (r, nw, cpw): (usize, usize, usize),
+    triangle: bool,
+) -> usize {
     let sz = std::mem::size_of::<T>();
     let e = 16 / sz;
-    (n * n).div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
+    let held = if triangle { n * (n - 1) / 2 } else { n * n };
+    held.div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
+}
+
+/// Blocks per matrix of the triangle form of the inverse (`getri_tri_*`): the columns of the
+/// inverse are split in this many parts.
+pub(crate) const TRI_SPLIT: usize = 2;
+
+/// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the triangle form of
+/// the mid-size inverse, `getri_tri_r{r}_w{nw}_c{cpw}`, at order `n`, or `None` outside it.
+/// It serves orders above [`mid_max`] where the whole factors no longer fit in shared memory
+/// but one strict triangle (at most 128 KB for f32 at 256, 144 KB for f64 at 192) does: the
+/// lower one for the forward substitution, then the upper one. Sixteen warps of `⌈n / 32⌉`
+/// columns, the columns split over [`TRI_SPLIT`] blocks per matrix (the inverse of a whole
+/// matrix would not fit in the registers of one block). The orders are where it was measured
+/// faster than the blocked kernel on an H100 (see `docs/perf-notes.md`): f32 193..=256, f64
+/// 180..=192; not below 180 for f64, nor for c64 at 144..190, nor c128.
+pub(crate) fn tri_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
+    let (lo, hi) = match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
+        (false, 4) => (mid_max::<T>() + 1, 256),
+        (false, 8) => (180, 192),
+        _ => (1, 0),
+    };
+    (lo..=hi).contains(&n).then(|| {
+        let r = n.div_ceil(32);
+        (r, 16, r)
+    })
 }
 
 /// Warps per block `nw`, rows per thread `r` and compiled order `nmax ≥ n` of the register
@@ -513,14 +547,24 @@ pub(crate) fn getri<T: Scalar>(
         let smem = 64 * (w + 1) * std::mem::size_of::<T>();
         let lc = cfg(d.batch.div_ceil(64 / w), 64, smem);
         Some((format!("getri_small_w{w}"), lc, false))
-    } else if d.n <= mid_max::<T>() && OVERRIDE.with(Cell::get).is_none() {
+    } else if OVERRIDE.with(Cell::get).is_some() {
+        None
+    } else if d.n <= mid_max::<T>() {
         let (r, nw, cpw) = mid_shape::<T>(d.n);
-        let smem = mid_smem::<T>(d.n, (r, nw, cpw));
+        let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
         // One block of nw warps per matrix; on a GPU with less shared memory per block than
         // the factors need, the blocked kernels instead.
         (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
             let lc = cfg(d.batch, 32 * nw as u32, smem);
             (format!("getri_mid_r{r}_w{nw}_c{cpw}"), lc, true)
+        })
+    } else if let Some((r, nw, cpw)) = tri_shape::<T>(d.n) {
+        let smem = mid_smem::<T>(d.n, (r, nw, cpw), true);
+        // TRI_SPLIT blocks of nw warps per matrix (grid y), with the same fallback.
+        (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
+            let mut lc = cfg(d.batch, 32 * nw as u32, smem);
+            lc.grid_dim.1 = TRI_SPLIT as u32;
+            (format!("getri_tri_r{r}_w{nw}_c{cpw}"), lc, true)
         })
     } else {
         None
@@ -587,7 +631,38 @@ mod tests {
                 ptx.contains(&format!(".entry {name}(")),
                 "n = {n}: no kernel {name}"
             );
-            assert!(mid_smem::<T>(n, (r, nw, cpw)) <= 227 * 1024, "n = {n}");
+            assert!(
+                mid_smem::<T>(n, (r, nw, cpw), false) <= 227 * 1024,
+                "n = {n}"
+            );
+        }
+    }
+
+    /// Every shape `tri_shape` picks is a kernel of the compiled module, its blocks cover every
+    /// row and column, and its shared memory fits an H100's block limit; it starts right after
+    /// the whole-factor kernels.
+    fn tri_kernels_exist<T: Scalar>() {
+        let ptx = include_str!("../../../kernels/batched_lu.ptx");
+        assert_eq!(tri_shape::<T>(mid_max::<T>()), None);
+        for n in SMALL_MAX + 1..=1024 {
+            let Some((r, nw, cpw)) = tri_shape::<T>(n) else {
+                continue;
+            };
+            assert!(n > mid_max::<T>(), "n = {n}");
+            assert!(TRI_SPLIT * nw * cpw >= n, "n = {n}: {nw} × {cpw}");
+            assert!(
+                32 * r >= n && 32 * (r - 1) < n,
+                "n = {n}: {r} rows per lane"
+            );
+            let name = kernel_name::<T>(&format!("getri_tri_r{r}_w{nw}_c{cpw}"));
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "n = {n}: no kernel {name}"
+            );
+            assert!(
+                mid_smem::<T>(n, (r, nw, cpw), true) <= 227 * 1024,
+                "n = {n}"
+            );
         }
     }
 
@@ -632,5 +707,19 @@ mod tests {
         mid_kernels_exist::<f64>();
         mid_kernels_exist::<Complex32>();
         mid_kernels_exist::<Complex64>();
+    }
+
+    #[test]
+    fn every_triangle_order_has_its_kernel() {
+        tri_kernels_exist::<f32>();
+        tri_kernels_exist::<f64>();
+        tri_kernels_exist::<Complex32>();
+        tri_kernels_exist::<Complex64>();
+        assert_eq!(tri_shape::<f32>(256), Some((8, 16, 8)));
+        assert_eq!(tri_shape::<f32>(257), None);
+        assert_eq!(tri_shape::<f64>(179), None);
+        assert_eq!(tri_shape::<f64>(180), Some((6, 16, 6)));
+        assert_eq!(tri_shape::<f64>(193), None);
+        assert_eq!(tri_shape::<Complex32>(190), None);
     }
 }

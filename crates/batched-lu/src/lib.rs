@@ -13,7 +13,8 @@
 //! (multithreaded over the batch with rayon, a blocked LU per matrix) and CUDA (the kernels of
 //! `kernels/batched_lu.cu`: whole matrices in registers for n ≤ 32, one thread block per matrix
 //! with the current panel in shared memory above; for the inverse at 33 ≤ n ≤ 128 (f32: 192), one block
-//! per matrix with the factors in shared memory and the inverse in registers). Argument errors are found before anything
+//! per matrix with the factors in shared memory and the inverse in registers, and for f32
+//! up to 256 and f64 180..192 two blocks per matrix with one triangle of the factors at a time). Argument errors are found before anything
 //! is written.
 //!
 //! ```
