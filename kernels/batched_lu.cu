@@ -406,28 +406,35 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // barrier, the strict upper triangle of U for the backward one (column s, rows 0..s − 1, at
 // s·(s − 1)/2); U's diagonal is read from global memory. The columns of the inverse are split
 // over the blocks of the grid's y dimension: block y takes columns y·NW·CPW + w + NW·t.
-template <class T, int NW, int CPW, int R, bool TRI = false>
+//
+// HW = 16 (orders 33..48): each half-warp is a group of its own, with its own CPW columns and
+// row buffer, lane l of it rows l, l + 16, l + 32 (R = 3): 48 row slots instead of 64, so a
+// step issues 3·CPW FMAs for 2·CPW columns of the warp where HW = 32 issues 4·CPW.
+template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
     constexpr int E = PK::N;
     constexpr int UP = (CPW + E - 1) / E;  // packs of one row of a warp's columns
-    constexpr int NMAX = 32 * R;
+    static_assert(HW == 32 || (HW == 16 && !TRI), "groups of 32 lanes, or half-warps");
+    constexpr int NMAX = HW * R;
+    constexpr int NG = NW * (32 / HW);  // groups of HW lanes per block
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int hl = lane % HW, grp = threadIdx.x / HW;  // lane in its group, the group
     const int k = blockIdx.x;
-    const int c0 = TRI ? (int)blockIdx.y * NW * CPW : 0;  // the block's first column
+    const int c0 = TRI ? (int)blockIdx.y * NG * CPW : 0;  // the block's first column
     const T* A = a + (i64)k * a_stride;
     const int nn = n * n;
     const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
     // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, or one
     // packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's diagonal
     // (NMAX), where each column of Pᵀ has its one (NMAX ints), the pivots (NMAX ints), and per
-    // warp a row buffer of UP packs.
+    // group a row buffer of UP packs.
     T* F = reinterpret_cast<T*>(smem);
     T* Dr = F + (nf + E - 1) / E * E;
     int* at = reinterpret_cast<int*>(Dr + NMAX);
     int* pv = at + NMAX;
-    PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + w * UP;
+    PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + grp * UP;
     // Column c of a triangle, rows lo <= i < hi, to F[base + i]: warp w takes columns w, w + NW,
     // ..., each lane up to four loads in flight before its stores.
     auto stage_triangle = [&](bool lower) {
@@ -467,10 +474,10 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     T x[R][CPW];
 #pragma unroll
     for (int t = 0; t < CPW; ++t) {
-        const int col = c0 + w + NW * t;
+        const int col = c0 + grp + NG * t;
         const int c = col < n ? at[col] : -1;
 #pragma unroll
-        for (int g = 0; g < R; ++g) x[g][t] = lane + 32 * g == c ? one_t<T>() : zero<T>();
+        for (int g = 0; g < R; ++g) x[g][t] = hl + HW * g == c ? one_t<T>() : zero<T>();
     }
     // The lane holding the step's row writes it (xs) to the warp's buffer.
     auto publish = [&](const T(&xs)[CPW]) {
@@ -488,7 +495,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     auto update = [&](int cb, const bool(&act)[R]) {
         T f[R];
 #pragma unroll
-        for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[cb + lane + 32 * g]) : zero<T>();
+        for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[cb + hl + HW * g]) : zero<T>();
 #pragma unroll
         for (int u = 0; u < UP; ++u) {
             const PK v = Xb[u];
@@ -507,12 +514,12 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #pragma unroll
     for (int h = 0; h < R; ++h) {
 #pragma unroll 1
-        for (int s = h * 32; s < min(n, h * 32 + 32); ++s) {
-            if (lane == s - h * 32) publish(x[h]);
+        for (int s = h * HW; s < min(n, h * HW + HW); ++s) {
+            if (hl == s - h * HW) publish(x[h]);
             __syncwarp();
             bool act[R];
 #pragma unroll
-            for (int g = 0; g < R; ++g) act[g] = g >= h && lane + 32 * g > s && lane + 32 * g < n;
+            for (int g = 0; g < R; ++g) act[g] = g >= h && hl + HW * g > s && hl + HW * g < n;
             update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act);
             __syncwarp();
         }
@@ -527,8 +534,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #pragma unroll
     for (int h = R - 1; h >= 0; --h) {
 #pragma unroll 1
-        for (int s = min(n, h * 32 + 32) - 1; s >= h * 32; --s) {
-            if (lane == s - h * 32) {
+        for (int s = min(n, h * HW + HW) - 1; s >= h * HW; --s) {
+            if (hl == s - h * HW) {
                 const T d = Dr[s];
 #pragma unroll
                 for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
@@ -537,7 +544,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             __syncwarp();
             bool act[R];
 #pragma unroll
-            for (int g = 0; g < R; ++g) act[g] = g <= h && lane + 32 * g < s;
+            for (int g = 0; g < R; ++g) act[g] = g <= h && hl + HW * g < s;
             update(TRI ? s * (s - 1) / 2 : s * n, act);
             __syncwarp();
         }
@@ -545,11 +552,11 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     T* X = inv + (i64)k * inv_stride;
 #pragma unroll
     for (int t = 0; t < CPW; ++t) {
-        const int col = c0 + w + NW * t;
+        const int col = c0 + grp + NG * t;
         if (col < n) {
 #pragma unroll
             for (int g = 0; g < R; ++g)
-                if (lane + 32 * g < n) X[lane + 32 * g + (i64)col * n] = bad ? nan_t<T>() : x[g][t];
+                if (hl + HW * g < n) X[hl + HW * g + (i64)col * n] = bad ? nan_t<T>() : x[g][t];
         }
     }
 }
@@ -1089,6 +1096,17 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
         getri_mid<T, NW, CPW, R>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                       \
     }
 #define MID(T, P, NW, CPW) MID_R(T, P, NW, CPW, 2)
+// Half-warp groups of CPW columns, three rows per lane (orders up to 48).
+#define MID_H(T, P, NW, CPW)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
+        getri_mid_r3_w##NW##_c##CPW##_h16_##P(const T* a, const int* ipiv, const int* info, T* inv,            \
+                                              int batch, int n, i64 a_stride, i64 inv_stride,                  \
+                                              const unsigned long long* gate) {                               \
+        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
+        getri_mid<T, NW, CPW, 3, false, 16>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);            \
+    }
+#define MID_H_REAL(T, P) MID_H(T, P, 2, 9) MID_H(T, P, 2, 10) MID_H(T, P, 4, 6)
+#define MID_H_COMPLEX(T, P) MID_H(T, P, 4, 5) MID_H(T, P, 8, 3)
 // The same with one packed triangle of the factors in shared memory at a time and the columns
 // split over the grid's y dimension.
 #define MID_TRI(T, P, NW, CPW, R)                                                                            \
@@ -1100,9 +1118,11 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
         getri_mid<T, NW, CPW, R, true>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                 \
     }
 
-// The shapes `mid_shape` in gpu.rs picks (from the measurements in docs/perf-notes.md): two
-// rows per lane up to n = 64, three up to 96, four up to 128 (not c128: its factors would not
-// fit in shared memory), and for f32 five and six up to 192 with sixteen warps (the factors
+// The shapes `mid_shape` and `half_shape` in gpu.rs pick (from the measurements in
+// docs/perf-notes.md): half-warp groups of three rows per lane up to n = 48 (real types two
+// warps up to 40, then four; complex types four, then eight), two rows per lane up to n = 64,
+// three up to 96, four up to 128 (not c128: its factors would not fit in shared memory), and
+// for f32 five and six up to 192 with sixteen warps (the factors
 // alone then take most of a multiprocessor's shared memory; one block each); the columns per
 // warp are ceil(n / NW), rounded up to even for f32 above 64. f64 takes four warps for
 // 97..104 (two blocks per multiprocessor fit there, and four warps of 25 or 26 columns fit in
@@ -1110,25 +1130,23 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // form (`tri_shape`): f32 193..256 with seven or eight rows per lane, f64 180..192 with six;
 // sixteen warps of ceil(n / 32) columns, two blocks per matrix. (Measured against the blocked
 // kernels: slower for f64 below 180 and for c64 at 144..190.)
-#define MID_R2_REAL(T, P)                                                                                   \
-    MID(T, P, 2, 17) MID(T, P, 2, 18) MID(T, P, 2, 19) MID(T, P, 2, 20) MID(T, P, 4, 11) MID(T, P, 4, 12) \
-        MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)
-#define MID_R2_COMPLEX(T, P) MID(T, P, 4, 9) MID(T, P, 4, 10) MID(T, P, 8, 6) MID(T, P, 8, 7) MID(T, P, 8, 8)
+#define MID_R2_REAL(T, P) MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)
+#define MID_R2_COMPLEX(T, P) MID(T, P, 8, 7) MID(T, P, 8, 8)
 #define MID_S                                                                                                 \
-    MID_R2_REAL(float, s)                                                                                     \
+    MID_R2_REAL(float, s) MID_H_REAL(float, s)                                                                \
     MID_R(float, s, 4, 18, 3) MID_R(float, s, 4, 20, 3) MID_R(float, s, 4, 22, 3) MID_R(float, s, 4, 24, 3)   \
     MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)   \
     MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI(float, s, 16, 7, 7) MID_TRI(float, s, 16, 8, 8)
 #define MID_D                                                                                                  \
-    MID_R2_REAL(double, d)                                                                                     \
+    MID_R2_REAL(double, d) MID_H_REAL(double, d)                                                               \
     MID_R(double, d, 8, 9, 3) MID_R(double, d, 8, 10, 3) MID_R(double, d, 8, 11, 3) MID_R(double, d, 8, 12, 3) \
     MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_R(double, d, 16, 7, 4) MID_R(double, d, 16, 8, 4)   \
     MID_TRI(double, d, 16, 6, 6)
 #define MID_C                                                                                              \
-    MID_R2_COMPLEX(cf32, c)                                                                                \
+    MID_R2_COMPLEX(cf32, c) MID_H_COMPLEX(cf32, c)                                                         \
     MID_R(cf32, c, 8, 9, 3) MID_R(cf32, c, 8, 10, 3) MID_R(cf32, c, 8, 11, 3) MID_R(cf32, c, 8, 12, 3)     \
     MID_R(cf32, c, 8, 13, 4) MID_R(cf32, c, 8, 14, 4) MID_R(cf32, c, 8, 15, 4) MID_R(cf32, c, 8, 16, 4)
-#define MID_Z MID_R2_COMPLEX(cf64, z) MID(cf64, z, 16, 4)
+#define MID_Z MID_R2_COMPLEX(cf64, z) MID_H_COMPLEX(cf64, z) MID(cf64, z, 16, 4)
 
 // The register factorization of orders up to NMAX with NW warps and R rows per thread.
 #define ROWS(T, P, NW, R, NMAX)                                                                              \

@@ -8,7 +8,8 @@
 //!   [`rows_shape`]), unless a blocked configuration is forced.
 //! * `33 ≤ n ≤ 128` (f32: 192, c128: 64; uniform batches), inverse from the factors:
 //!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
-//!   columns in registers; see [`mid_shape`]), unless a blocked configuration is forced or
+//!   columns in registers; see [`mid_shape`], and for `n ≤ 48` the half-warp groups of
+//!   `getri_mid_r3_w*_c*_h16`, [`half_shape`]), unless a blocked configuration is forced or
 //!   the factors do not fit the GPU's shared memory per block (then the blocked kernels).
 //! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64 (uniform batches), inverse from the
 //!   factors: `getri_tri_r*_w16_c*`
@@ -323,7 +324,7 @@ pub(crate) fn mid_max<T: Scalar>() -> usize {
 /// then f32 four (sixteen above 128) and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per
 /// multiprocessor still fit) or sixteen; complex types four up to 40, then eight (c128 above
 /// 56: sixteen); `cpw = ⌈n / nw⌉`, rounded up to even for f32 above 64. The kernels exist for
-/// exactly these shapes.
+/// exactly these shapes above 48; at 33..=48 the half-warp form ([`half_shape`]) serves.
 pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
     let r = n.div_ceil(32);
     let single = std::mem::size_of::<T>() == 4;
@@ -346,6 +347,24 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
         cpw
     };
     (r, nw, cpw)
+}
+
+/// Warps per block `nw` and columns per half-warp `cpg` of the half-warp form of the mid-size
+/// inverse, `getri_mid_r3_w{nw}_c{cpg}_h16` (each half-warp its own group of columns, three
+/// rows per lane: 48 row slots instead of two warp-wide slots' 64), at order `n`, or `None`:
+/// every type at 33..=48, with the warp counts of [`mid_shape`] (real types two warps up to
+/// 40 and four above, complex types four and eight), `cpg = ⌈n / (2·nw)⌉`.
+pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize)> {
+    if !(SMALL_MAX + 1..=48).contains(&n) {
+        return None;
+    }
+    let nw = match (T::IS_COMPLEX, n <= 40) {
+        (false, true) => 2,
+        (false, false) => 4,
+        (true, true) => 4,
+        (true, false) => 8,
+    };
+    Some((nw, n.div_ceil(2 * nw)))
 }
 
 /// Dynamic shared memory of `getri_mid` (the layout at the top of the kernel): the factors
@@ -549,6 +568,13 @@ pub(crate) fn getri<T: Scalar>(
         Some((format!("getri_small_w{w}"), lc, false))
     } else if OVERRIDE.with(Cell::get).is_some() {
         None
+    } else if let Some((nw, cpg)) = half_shape::<T>(d.n) {
+        // As below, with 2·nw groups of cpg columns (the row buffers counted per group).
+        let smem = mid_smem::<T>(d.n, (2, 2 * nw, cpg), false);
+        (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
+            let lc = cfg(d.batch, 32 * nw as u32, smem);
+            (format!("getri_mid_r3_w{nw}_c{cpg}_h16"), lc, true)
+        })
     } else if d.n <= mid_max::<T>() {
         let (r, nw, cpw) = mid_shape::<T>(d.n);
         let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
@@ -612,11 +638,15 @@ mod tests {
     use super::*;
     use num_complex::{Complex32, Complex64};
 
-    /// Every shape `mid_shape` picks is a kernel of the compiled module, with room for every
-    /// column, and its shared memory fits an H100's block limit.
+    /// Every shape `mid_shape` picks (where `half_shape` does not serve) is a kernel of the
+    /// compiled module, with room for every column, and its shared memory fits an H100's
+    /// block limit.
     fn mid_kernels_exist<T: Scalar>() {
         let ptx = include_str!("../../../kernels/batched_lu.ptx");
         for n in SMALL_MAX + 1..=mid_max::<T>() {
+            if half_shape::<T>(n).is_some() {
+                continue;
+            }
             let (r, nw, cpw) = mid_shape::<T>(n);
             assert!(
                 nw * cpw >= n && nw * cpw < n + 2 * nw,
@@ -707,6 +737,36 @@ mod tests {
         mid_kernels_exist::<f64>();
         mid_kernels_exist::<Complex32>();
         mid_kernels_exist::<Complex64>();
+    }
+
+    /// Every shape `half_shape` picks is a kernel of the compiled module with room for every
+    /// row (48) and column.
+    fn half_kernels_exist<T: Scalar>() {
+        let ptx = include_str!("../../../kernels/batched_lu.ptx");
+        for n in SMALL_MAX + 1..=256 {
+            let Some((nw, cpg)) = half_shape::<T>(n) else {
+                continue;
+            };
+            assert!(n <= 48 && 2 * nw * cpg >= n, "n = {n}: {nw} × 2 × {cpg}");
+            let name = kernel_name::<T>(&format!("getri_mid_r3_w{nw}_c{cpg}_h16"));
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "n = {n}: no kernel {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_half_warp_order_has_its_kernel() {
+        half_kernels_exist::<f32>();
+        half_kernels_exist::<f64>();
+        half_kernels_exist::<Complex32>();
+        half_kernels_exist::<Complex64>();
+        assert_eq!(half_shape::<f64>(33), Some((2, 9)));
+        assert_eq!(half_shape::<f64>(48), Some((4, 6)));
+        assert_eq!(half_shape::<f64>(49), None);
+        assert_eq!(half_shape::<Complex64>(40), Some((4, 5)));
+        assert_eq!(half_shape::<Complex32>(41), Some((8, 3)));
     }
 
     #[test]
