@@ -1085,38 +1085,25 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
         getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
     }
 
-// The mid-size inverse with NW warps of CPW columns each and R rows per lane (orders up to
-// 32·R and NW·CPW).
-#define MID_R(T, P, NW, CPW, R)                                                                              \
+// The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW> on one block (per
+// column part, for TRI) per matrix.
+#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW)                                                              \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
-        getri_mid_r##R##_w##NW##_c##CPW##_##P(const T* a, const int* ipiv, const int* info, T* inv,            \
-                                              int batch, int n, i64 a_stride, i64 inv_stride,                  \
-                                              const unsigned long long* gate) {                               \
+        NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
+             i64 inv_stride, const unsigned long long* gate) {                                                \
         if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
-        getri_mid<T, NW, CPW, R>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                       \
+        getri_mid<T, NW, CPW, R, TRI, HW>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);             \
     }
+// NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
+#define MID_R(T, P, NW, CPW, R) MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32)
 #define MID(T, P, NW, CPW) MID_R(T, P, NW, CPW, 2)
-// Half-warp groups of CPW columns, three rows per lane (orders up to 48).
-#define MID_H(T, P, NW, CPW)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
-        getri_mid_r3_w##NW##_c##CPW##_h16_##P(const T* a, const int* ipiv, const int* info, T* inv,            \
-                                              int batch, int n, i64 a_stride, i64 inv_stride,                  \
-                                              const unsigned long long* gate) {                               \
-        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
-        getri_mid<T, NW, CPW, 3, false, 16>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);            \
-    }
-#define MID_H_REAL(T, P) MID_H(T, P, 2, 9) MID_H(T, P, 2, 10) MID_H(T, P, 4, 6)
-#define MID_H_COMPLEX(T, P) MID_H(T, P, 4, 5) MID_H(T, P, 8, 3)
 // The same with one packed triangle of the factors in shared memory at a time and the columns
 // split over the grid's y dimension.
-#define MID_TRI(T, P, NW, CPW, R)                                                                            \
-    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
-        getri_tri_r##R##_w##NW##_c##CPW##_##P(const T* a, const int* ipiv, const int* info, T* inv,            \
-                                              int batch, int n, i64 a_stride, i64 inv_stride,                  \
-                                              const unsigned long long* gate) {                               \
-        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
-        getri_mid<T, NW, CPW, R, true>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                 \
-    }
+#define MID_TRI(T, P, NW, CPW, R) MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32)
+// Half-warp groups of CPW columns, three rows per lane (orders up to 48).
+#define MID_H(T, P, NW, CPW) MID_KERNEL(getri_mid_r3_w##NW##_c##CPW##_h16_##P, T, NW, CPW, 3, false, 16)
+#define MID_H_REAL(T, P) MID_H(T, P, 2, 9) MID_H(T, P, 2, 10) MID_H(T, P, 4, 6)
+#define MID_H_COMPLEX(T, P) MID_H(T, P, 4, 5) MID_H(T, P, 8, 3)
 
 // The shapes `mid_shape` and `half_shape` in gpu.rs pick (from the measurements in
 // docs/perf-notes.md): half-warp groups of three rows per lane up to n = 48 (real types two
