@@ -358,12 +358,7 @@ pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize)> {
     if !(SMALL_MAX + 1..=48).contains(&n) {
         return None;
     }
-    let nw = match (T::IS_COMPLEX, n <= 40) {
-        (false, true) => 2,
-        (false, false) => 4,
-        (true, true) => 4,
-        (true, false) => 8,
-    };
+    let (_, nw, _) = mid_shape::<T>(n);
     Some((nw, n.div_ceil(2 * nw)))
 }
 
@@ -568,32 +563,32 @@ pub(crate) fn getri<T: Scalar>(
         Some((format!("getri_small_w{w}"), lc, false))
     } else if OVERRIDE.with(Cell::get).is_some() {
         None
-    } else if let Some((nw, cpg)) = half_shape::<T>(d.n) {
-        // As below, with 2·nw groups of cpg columns (the row buffers counted per group).
-        let smem = mid_smem::<T>(d.n, (2, 2 * nw, cpg), false);
-        (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
-            let lc = cfg(d.batch, 32 * nw as u32, smem);
-            (format!("getri_mid_r3_w{nw}_c{cpg}_h16"), lc, true)
-        })
-    } else if d.n <= mid_max::<T>() {
-        let (r, nw, cpw) = mid_shape::<T>(d.n);
-        let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
-        // One block of nw warps per matrix; on a GPU with less shared memory per block than
-        // the factors need, the blocked kernels instead.
-        (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
-            let lc = cfg(d.batch, 32 * nw as u32, smem);
-            (format!("getri_mid_r{r}_w{nw}_c{cpw}"), lc, true)
-        })
-    } else if let Some((r, nw, cpw)) = tri_shape::<T>(d.n) {
-        let smem = mid_smem::<T>(d.n, (r, nw, cpw), true);
-        // TRI_SPLIT blocks of nw warps per matrix (grid y), with the same fallback.
-        (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
-            let mut lc = cfg(d.batch, 32 * nw as u32, smem);
-            lc.grid_dim.1 = TRI_SPLIT as u32;
-            (format!("getri_tri_r{r}_w{nw}_c{cpw}"), lc, true)
-        })
     } else {
-        None
+        // The mid-size kernels: one block of nw warps per matrix (TRI_SPLIT for the triangle
+        // form, grid y) with `smem` bytes; on a GPU with less shared memory per block than
+        // that, the blocked kernels instead.
+        let mid = |name: String, nw: usize, smem: usize, parts: usize| {
+            (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
+                let mut lc = cfg(d.batch, 32 * nw as u32, smem);
+                lc.grid_dim.1 = parts as u32;
+                (name, lc, true)
+            })
+        };
+        if let Some((nw, cpg)) = half_shape::<T>(d.n) {
+            // 2·nw groups of cpg columns (the row buffers counted per group; r = 2 gives 64
+            // row slots for the kernel's 48).
+            let smem = mid_smem::<T>(d.n, (2, 2 * nw, cpg), false);
+            mid(format!("getri_mid_r3_w{nw}_c{cpg}_h16"), nw, smem, 1)
+        } else if d.n <= mid_max::<T>() {
+            let (r, nw, cpw) = mid_shape::<T>(d.n);
+            let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
+            mid(format!("getri_mid_r{r}_w{nw}_c{cpw}"), nw, smem, 1)
+        } else if let Some((r, nw, cpw)) = tri_shape::<T>(d.n) {
+            let smem = mid_smem::<T>(d.n, (r, nw, cpw), true);
+            mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, TRI_SPLIT)
+        } else {
+            None
+        }
     };
     if let Some((name, lc, carveout)) = uniform {
         let f = function(&dev, &MODULE, &kernel_name::<T>(&name))?;
@@ -638,11 +633,20 @@ mod tests {
     use super::*;
     use num_complex::{Complex32, Complex64};
 
+    /// The committed PTX has an entry named `base` for `T` (the kernel of order `n`).
+    fn assert_entry<T: Scalar>(base: &str, n: usize) {
+        let ptx = include_str!("../../../kernels/batched_lu.ptx");
+        let name = kernel_name::<T>(base);
+        assert!(
+            ptx.contains(&format!(".entry {name}(")),
+            "n = {n}: no kernel {name}"
+        );
+    }
+
     /// Every shape `mid_shape` picks (where `half_shape` does not serve) is a kernel of the
     /// compiled module, with room for every column, and its shared memory fits an H100's
     /// block limit.
     fn mid_kernels_exist<T: Scalar>() {
-        let ptx = include_str!("../../../kernels/batched_lu.ptx");
         for n in SMALL_MAX + 1..=mid_max::<T>() {
             if half_shape::<T>(n).is_some() {
                 continue;
@@ -656,11 +660,7 @@ mod tests {
                 32 * r >= n && 32 * (r - 1) < n,
                 "n = {n}: {r} rows per lane"
             );
-            let name = kernel_name::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpw}"));
-            assert!(
-                ptx.contains(&format!(".entry {name}(")),
-                "n = {n}: no kernel {name}"
-            );
+            assert_entry::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpw}"), n);
             assert!(
                 mid_smem::<T>(n, (r, nw, cpw), false) <= 227 * 1024,
                 "n = {n}"
@@ -672,7 +672,6 @@ mod tests {
     /// row and column, and its shared memory fits an H100's block limit; it starts right after
     /// the whole-factor kernels.
     fn tri_kernels_exist<T: Scalar>() {
-        let ptx = include_str!("../../../kernels/batched_lu.ptx");
         assert_eq!(tri_shape::<T>(mid_max::<T>()), None);
         for n in SMALL_MAX + 1..=1024 {
             let Some((r, nw, cpw)) = tri_shape::<T>(n) else {
@@ -684,11 +683,7 @@ mod tests {
                 32 * r >= n && 32 * (r - 1) < n,
                 "n = {n}: {r} rows per lane"
             );
-            let name = kernel_name::<T>(&format!("getri_tri_r{r}_w{nw}_c{cpw}"));
-            assert!(
-                ptx.contains(&format!(".entry {name}(")),
-                "n = {n}: no kernel {name}"
-            );
+            assert_entry::<T>(&format!("getri_tri_r{r}_w{nw}_c{cpw}"), n);
             assert!(
                 mid_smem::<T>(n, (r, nw, cpw), true) <= 227 * 1024,
                 "n = {n}"
@@ -699,7 +694,6 @@ mod tests {
     /// Every shape `rows_shape` picks is a kernel of the compiled module with room for every
     /// row and column.
     fn rows_kernels_exist<T: Scalar>() {
-        let ptx = include_str!("../../../kernels/batched_lu.ptx");
         for n in SMALL_MAX + 1..=256 {
             let Some((nw, r, nmax)) = rows_shape::<T>(n) else {
                 continue;
@@ -708,11 +702,7 @@ mod tests {
                 nmax >= n && nmax < n + 4 && 32 * nw * r >= n,
                 "n = {n}: {nw} warps × {r} rows, order {nmax}"
             );
-            let name = kernel_name::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"));
-            assert!(
-                ptx.contains(&format!(".entry {name}(")),
-                "n = {n}: no kernel {name}"
-            );
+            assert_entry::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"), n);
         }
     }
 
@@ -742,17 +732,12 @@ mod tests {
     /// Every shape `half_shape` picks is a kernel of the compiled module with room for every
     /// row (48) and column.
     fn half_kernels_exist<T: Scalar>() {
-        let ptx = include_str!("../../../kernels/batched_lu.ptx");
         for n in SMALL_MAX + 1..=256 {
             let Some((nw, cpg)) = half_shape::<T>(n) else {
                 continue;
             };
             assert!(n <= 48 && 2 * nw * cpg >= n, "n = {n}: {nw} × 2 × {cpg}");
-            let name = kernel_name::<T>(&format!("getri_mid_r3_w{nw}_c{cpg}_h16"));
-            assert!(
-                ptx.contains(&format!(".entry {name}(")),
-                "n = {n}: no kernel {name}"
-            );
+            assert_entry::<T>(&format!("getri_mid_r3_w{nw}_c{cpg}_h16"), n);
         }
     }
 
