@@ -20,7 +20,9 @@
 //   triangle of the factors in shared memory at a time (L, then U) and two blocks per matrix.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
-//   columns to its left are read from global memory (L2) by a register-tiled update. Row
+//   columns to its left are read from global memory (L2) by a register-tiled update (f64: on
+//   the tensor cores). The panel itself is factored by one warp (real types) or by the whole
+//   block (complex types). Row
 //   interchanges are applied to the columns left of the panel when the panel is done (a
 //   thread per column), so those columns are always in LAPACK order and read coalesced; for
 //   the columns right of it they are deferred: a permutation in shared memory maps logical
@@ -740,12 +742,76 @@ template <class T, int OP> struct FacAcc {
     }
 };
 
+// d += a·b on the FP64 tensor cores (m8n8k4): a is 8 × 4 (lane: row lane / 4, column lane % 4),
+// b is 4 × 8 (lane: row lane % 4, column lane / 4), d is 8 × 8 (lane: row lane / 4, columns
+// 2 (lane % 4) + {0, 1}). Every lane of the warp must take part.
+__device__ __forceinline__ void dmma_8x8x4(double& d0, double& d1, double a, double b) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d0), "+d"(d1)
+                 : "d"(a), "d"(b));
+}
+
+// The f64 form of `panel_gemm` on the tensor cores: each warp takes tiles of 8 rows × NB
+// columns (NB / 8 accumulator tiles of 8 × 8, two values per lane) and steps through the kk
+// columns of M four at a time, KU = 4 steps per round so that four loads of M are in flight at
+// once (two tiles per warp with two steps per round measured 2–10 % slower at f64 n = 190).
+// M's entries are negated on load (exact), so the tiles accumulate P − M·P. Rows past r_hi
+// and columns of M past kk give zero operands and nothing is stored for them. The leading
+// dimension ldp ≡ 4 (mod 16) keeps the B-operand loads (four consecutive rows of eight
+// columns) free of bank conflicts (see `blocked_ld`).
+template <int NB, class Acc>
+__device__ __forceinline__ void panel_gemm_dmma(double* P, int ldp, int r_lo, int r_hi, int kb, int kk, Acc acc) {
+    constexpr int NT = NB / 8, KU = 4;
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    const int gr = lane >> 2, gc = lane & 3;
+    for (int t0 = r_lo + 8 * (int)(threadIdx.x >> 5); t0 < r_hi; t0 += 8 * nw) {
+        const int i = t0 + gr;
+        const bool row_ok = i < r_hi;
+        double c[NT][2];
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+            const double* pc = P + i + (t * 8 + 2 * gc) * ldp;
+            c[t][0] = row_ok ? pc[0] : 0.0;
+            c[t][1] = row_ok ? pc[ldp] : 0.0;
+        }
+#pragma unroll 1
+        for (int k0 = 0; k0 < kk; k0 += 4 * KU) {
+            double av[KU], bv[KU][NT];
+#pragma unroll
+            for (int u = 0; u < KU; ++u) {
+                const int k = k0 + 4 * u + gc;
+                const bool k_ok = k < kk;
+                av[u] = row_ok && k_ok ? -acc(i, kb + k) : 0.0;
+#pragma unroll
+                for (int t = 0; t < NT; ++t) bv[u][t] = k_ok ? P[kb + k + (t * 8 + gr) * ldp] : 0.0;
+            }
+#pragma unroll
+            for (int u = 0; u < KU; ++u)
+#pragma unroll
+                for (int t = 0; t < NT; ++t) dmma_8x8x4(c[t][0], c[t][1], av[u], bv[u][t]);
+        }
+        if (row_ok) {
+#pragma unroll
+            for (int t = 0; t < NT; ++t) {
+                double* pc = P + i + (t * 8 + 2 * gc) * ldp;
+                pc[0] = c[t][0];
+                pc[ldp] = c[t][1];
+            }
+        }
+    }
+}
+
 // P(r_lo..r_hi, :) -= M(r_lo..r_hi, kb..kb+kk) * P(kb..kb+kk, :), M read through `acc`, for all
 // NB columns of the panel (columns past the panel's width and rows past n are zero padding).
 // Threads form NB / CPT column groups; each keeps CPT columns of one row in registers and
 // reads M in chunks of KC columns.
-template <class T, int NB, int CPT, class Acc>
+// With TC (f64 only) the update runs on the tensor cores instead (`panel_gemm_dmma`).
+template <class T, int NB, int CPT, bool TC, class Acc>
 __device__ __forceinline__ void panel_gemm(T* P, int ldp, int r_lo, int r_hi, int kb, int kk, Acc acc) {
+    if constexpr (TC && std::is_same<T, double>::value) {
+        panel_gemm_dmma<NB>(P, ldp, r_lo, r_hi, kb, kk, acc);
+        return;
+    }
     constexpr int G = NB / CPT, KC = 8;
     const int g = threadIdx.x % G, RT = blockDim.x / G;
     if ((int)threadIdx.x >= RT * G) return;
@@ -783,7 +849,9 @@ template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag(
 // NB) for rows kb..kb+kk of the w panel columns, in place. Each column goes to a group of NB
 // lanes (lane r holds row r; NB ≤ 32), so a step is one shuffle and one FMA per lane instead
 // of a serial loop over the triangle: kk dependent steps per column, every warp of the block
-// taking 32 / NB columns at a time. Every lane of a warp takes part in the shuffles.
+// taking 32 / NB columns at a time. Every lane of a warp takes part in the shuffles. (A column
+// per thread with the column in registers issues a seventh of the instructions but measured
+// slower in most kernels: docs/perf-notes.md, Batched LU Version 11.)
 template <class T, int NB, bool LOWER, bool UNIT>
 __device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w, const T* D) {
     constexpr int CPW = 32 / NB;  // columns per warp
@@ -814,21 +882,34 @@ __device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w,
 // (unit diagonal if UNIT), rows kend..n updated; rows above kstart must be zero (they are
 // neither read nor written) and kstart a multiple of NB. Starts and ends with the panel
 // consistent across the block (syncs included).
-template <class T, int NB, int CPT, bool UNIT, class Acc>
+//
+// With LATE, each diagonal block's update reaches rows up to kend only, and rows kend..n then
+// take the whole update by rows kstart..kend in one pass, their values in registers from the
+// first column to the last (getrf's f64 panels: the rows below the panel's diagonal are not
+// needed by the diagonal solves, so they wait for the end instead of being loaded, updated by
+// NB columns, stored back and waited for once per diagonal block).
+template <class T, int NB, int CPT, bool UNIT, bool TC, bool LATE, class Acc>
 __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, Acc acc, T* D) {
+    const int rend = LATE ? kend : n;
     for (int kb = kstart; kb < kend; kb += NB) {
         const int kk = min(NB, kend - kb);
         load_diag<T, NB>(D, kb, kk, acc);
         __syncthreads();
         diag_solve<T, NB, true, UNIT>(P, ldp, kb, kk, w, D);
         __syncthreads();
-        panel_gemm<T, NB, CPT>(P, ldp, kb + kk, n, kb, kk, acc);
+        if (kb + kk < rend) {
+            panel_gemm<T, NB, CPT, TC>(P, ldp, kb + kk, rend, kb, kk, acc);
+            __syncthreads();
+        }
+    }
+    if (LATE && rend < n && kstart < kend) {
+        panel_gemm<T, NB, CPT, TC>(P, ldp, rend, n, kstart, kend - kstart, acc);
         __syncthreads();
     }
 }
 
 // Backward substitution on the panel with the upper triangle of M (unit diagonal if UNIT).
-template <class T, int NB, int CPT, bool UNIT, class Acc>
+template <class T, int NB, int CPT, bool UNIT, bool TC, class Acc>
 __device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
     const int nblk = (n + NB - 1) / NB;
     for (int b = nblk - 1; b >= 0; --b) {
@@ -837,25 +918,45 @@ __device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
         __syncthreads();
         diag_solve<T, NB, false, UNIT>(P, ldp, kb, kk, w, D);
         __syncthreads();
-        panel_gemm<T, NB, CPT>(P, ldp, 0, kb, kb, kk, acc);
+        panel_gemm<T, NB, CPT, TC>(P, ldp, 0, kb, kb, kk, acc);
         __syncthreads();
     }
 }
 
-// Shared memory of the blocked kernels: panel (np x NB, np = n rounded up to a multiple of NB,
-// padding zero), diagonal block (NB x NB), the
-// permutation (n ints, rounded up to a multiple of 4) and the argmax scratch (32 reals, 32 ints).
+// Leading dimension of a blocked kernel's panel of np rows: np itself, except for f64, where it is
+// the next value ≡ 4 (mod 16): the tensor-core update loads four consecutive rows of eight
+// columns at once, and with this stride the eight columns fall on distinct banks two by two.
+template <class T> __host__ __device__ constexpr int blocked_ld(int np) {
+    return std::is_same<T, double>::value ? np + ((4 - np % 16) + 16) % 16 : np;
+}
+
+// Whether `getrf_blocked` factors its panel with the whole block (`panel_block`: complex types)
+// or with one warp (`panel_warp`: real types), and whether its forward substitution gives the
+// rows below the panel's diagonal their whole update in one pass at the end (f64, whose
+// update runs on the tensor cores). Measured per type: docs/perf-notes.md, Batched LU
+// Version 11.
+template <class T> __host__ __device__ constexpr bool block_panel() {
+    return !std::is_same<typename Real<T>::type, T>::value;
+}
+template <class T> __host__ __device__ constexpr bool late_rows() { return std::is_same<T, double>::value; }
+
+// Shared memory of the blocked kernels: panel (ld x NB: np = n rounded up to a multiple of NB
+// rows, ld = blocked_ld(np) its leading dimension, padding zero), diagonal block (NB x NB), the
+// permutation (n ints, rounded up to a multiple of 4) and, where the block factors the panel
+// (`block_panel`), the argmax scratch (32 reals, 32 ints).
 template <class T, int NB> struct Smem {
     T* P;
     T* D;
     int* perm;
     typename Real<T>::type* red_v;
     int* red_i;
-    int np;
-    __device__ Smem(unsigned char* base, int n) {
-        np = (n + NB - 1) / NB * NB;
+    int ld;
+    // pad: the leading dimension of `blocked_ld` (for the tensor-core update), else np.
+    __device__ Smem(unsigned char* base, int n, bool pad = true) {
+        const int np = (n + NB - 1) / NB * NB;
+        ld = pad ? blocked_ld<T>(np) : np;
         P = reinterpret_cast<T*>(base);
-        D = P + (i64)np * NB;
+        D = P + (i64)ld * NB;
         perm = reinterpret_cast<int*>(D + NB * NB);
         red_v = reinterpret_cast<typename Real<T>::type*>(perm + ((n + 3) & ~3));
         red_i = reinterpret_cast<int*>(red_v + 32);
@@ -884,11 +985,144 @@ template <class R> __device__ __forceinline__ void block_argmax(R& v, int& i, R*
     for (int w = 1; w < nw; ++w) better(v, i, red_v[w], red_i[w]);
 }
 
+// The whole block's factorization of the panel (the same contract as `panel_warp`): the rows
+// are spread over every thread, two block barriers per column (the interchange, the argmax).
+// Ends with the panel consistent across the block.
+template <class T, int NB>
+__device__ int panel_block(T* P, int ldp, int n, int j0, int w, int* ipiv, Smem<T, NB>& sm, int inf) {
+    typedef typename Real<T>::type R;
+    R v = (R)-1;
+    int p = ROW_NONE;
+    for (int i = j0 + threadIdx.x; i < n; i += blockDim.x) better(v, p, abs1(P[i]), i);
+    block_argmax(v, p, sm.red_v, sm.red_i);
+    // No comparable entry (NaN only, after an overflow): pivot on the diagonal row.
+    if (p == ROW_NONE) p = j0;
+    for (int c = 0; c < w; ++c) {
+        const int j = j0 + c;
+        if (threadIdx.x == 0) {
+            if (v == (R)0 && inf == 0) inf = j + 1;
+            ipiv[j] = p + 1;
+            const int t = sm.perm[j];
+            sm.perm[j] = sm.perm[p];
+            sm.perm[p] = t;
+        }
+        if (p != j && threadIdx.x < (unsigned)w) {
+            const int t = threadIdx.x;
+            const T s = P[j + t * ldp];
+            P[j + t * ldp] = P[p + t * ldp];
+            P[p + t * ldp] = s;
+        }
+        __syncthreads();
+        const T piv = P[j + c * ldp];
+        const bool scale = !is_zero_v(piv);
+        v = (R)-1;
+        p = ROW_NONE;
+        for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x) {
+            T l = P[i + c * ldp];
+            if (scale) l = div_s(l, piv);
+            P[i + c * ldp] = l;
+            const T nl = neg(l);
+            for (int c2 = c + 1; c2 < w; ++c2) {
+                const T u = madd(nl, P[j + c2 * ldp], P[i + c2 * ldp]);
+                P[i + c2 * ldp] = u;
+                if (c2 == c + 1) better(v, p, abs1(u), i);
+            }
+        }
+        if (c + 1 < w) {
+            block_argmax(v, p, sm.red_v, sm.red_i);
+            if (p == ROW_NONE) p = j + 1;
+        } else {
+            __syncthreads();
+        }
+    }
+    return inf;
+}
+
 extern __shared__ __align__(16) unsigned char dyn_smem[];
+
+// Rows per lane that `panel_warp` keeps in registers at once (the multipliers of one step).
+constexpr int PANEL_S = 4;
+
+// Warp 0's factorization of the panel: rows j0..n of its w columns in P (leading dimension
+// ldp), right-looking, partial pivoting by LAPACK's rule. Writes the pivots ipiv[j0..j0+w)
+// (1-based), exchanges the panel's rows and the logical rows in `perm`, and returns `inf`
+// updated with the first exactly zero pivot (1-based). Lane l handles the rows j + 1 + l + 32 s;
+// the candidates of the next column are ranked during the update that produces them. (Its loop
+// over the update's columns unrolled over the panel width made the kernel 35 % slower at f64
+// n = 190; docs/perf-notes.md, Batched LU Version 11.)
+template <class T>
+__device__ int panel_warp(T* P, int ldp, int n, int j0, int w, int* ipiv, int* perm, int inf) {
+    typedef typename Real<T>::type R;
+    const int lane = threadIdx.x & 31;
+    R v = (R)-1;
+    int p = ROW_NONE;
+    for (int i = j0 + lane; i < n; i += 32) better(v, p, abs1(P[i]), i);
+    for (int c = 0; c < w; ++c) {
+        const int j = j0 + c;
+        unsigned long long kmax;
+        const int iw = group_argmax<R>(v >= (R)0 ? pivot_key(v, true) : 0ull, p, 0xffffffffu, kmax);
+        // No comparable entry (NaN only, after an overflow): pivot on the diagonal row.
+        p = kmax >= 2ull ? iw : j;
+        if (lane == 0) {
+            if (kmax >= 2ull && key_value(kmax, (R)0) == (R)0 && inf == 0) inf = j + 1;
+            ipiv[j] = p + 1;
+            const int t = perm[j];
+            perm[j] = perm[p];
+            perm[p] = t;
+        }
+        if (p != j) {
+            for (int t = lane; t < w; t += 32) {
+                const T s = P[j + t * ldp];
+                P[j + t * ldp] = P[p + t * ldp];
+                P[p + t * ldp] = s;
+            }
+        }
+        __syncwarp();
+        const T piv = P[j + c * ldp];
+        const bool scale = !is_zero_v(piv);
+        v = (R)-1;
+        p = ROW_NONE;
+        for (int i0 = j + 1 + lane; i0 < n; i0 += 32 * PANEL_S) {
+            T l[PANEL_S];
+#pragma unroll
+            for (int s = 0; s < PANEL_S; ++s) {
+                const int i = i0 + 32 * s;
+                l[s] = zero<T>();
+                if (i < n) {
+                    T x = P[i + c * ldp];
+                    if (scale) x = div_s(x, piv);
+                    P[i + c * ldp] = x;
+                    l[s] = neg(x);
+                }
+            }
+            if (c + 1 < w) {
+                const T u = P[j + (c + 1) * ldp];
+#pragma unroll
+                for (int s = 0; s < PANEL_S; ++s) {
+                    const int i = i0 + 32 * s;
+                    if (i < n) {
+                        const T x = madd(l[s], u, P[i + (c + 1) * ldp]);
+                        P[i + (c + 1) * ldp] = x;
+                        better(v, p, abs1(x), i);
+                    }
+                }
+            }
+            for (int c2 = c + 2; c2 < w; ++c2) {
+                const T u = P[j + c2 * ldp];
+#pragma unroll
+                for (int s = 0; s < PANEL_S; ++s) {
+                    const int i = i0 + 32 * s;
+                    if (i < n) P[i + c2 * ldp] = madd(l[s], u, P[i + c2 * ldp]);
+                }
+            }
+        }
+        __syncwarp();
+    }
+    return inf;
+}
 
 template <class T, int NB, int CPT>
 __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, int* __restrict__ info, Batch b) {
-    typedef typename Real<T>::type R;
     const int k = blockIdx.x;
     const int n = b.order(k);
     if (n == 0) {
@@ -899,7 +1133,7 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
     int* ipiv = pivbase + b.p_at(k);
     Smem<T, NB> sm(dyn_smem, n);
     T* P = sm.P;
-    const int ldp = sm.np;
+    const int ldp = sm.ld;
     for (int i = threadIdx.x; i < n; i += blockDim.x) sm.perm[i] = i;
     __syncthreads();
     int inf = 0;
@@ -913,51 +1147,18 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         __syncthreads();
         // The columns left of the panel hold L with every interchange so far applied (in
         // LAPACK order), so the update reads them straight, coalesced.
-        lower_solve<T, NB, CPT, true>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
-        // Factor the panel's rows j0..n (right-looking inside the panel).
-        R v = (R)-1;
-        int p = ROW_NONE;
-        for (int i = j0 + threadIdx.x; i < n; i += blockDim.x) better(v, p, abs1(P[i]), i);
-        block_argmax(v, p, sm.red_v, sm.red_i);
-        // No comparable entry (NaN only, after an overflow): pivot on the diagonal row.
-        if (p == ROW_NONE) p = j0;
-        for (int c = 0; c < w; ++c) {
-            const int j = j0 + c;
-            if (threadIdx.x == 0) {
-                if (v == (R)0 && inf == 0) inf = j + 1;
-                ipiv[j] = p + 1;
-                const int t = sm.perm[j];
-                sm.perm[j] = sm.perm[p];
-                sm.perm[p] = t;
-            }
-            if (p != j && threadIdx.x < (unsigned)w) {
-                const int t = threadIdx.x;
-                const T s = P[j + t * ldp];
-                P[j + t * ldp] = P[p + t * ldp];
-                P[p + t * ldp] = s;
-            }
+        lower_solve<T, NB, CPT, true, true, late_rows<T>()>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
+        // Factor the panel's rows j0..n (right-looking inside the panel). Real types: warp 0
+        // alone, the argmax a warp reduction and the steps ordered by the warp's own
+        // synchronisation, so one block barrier for the panel instead of two per column (the
+        // other warps wait at it, which costs no issue slots: the blocks beside this one use
+        // them). Complex types: the whole block (their divisions and updates are four times
+        // the work, and one warp took 5–11 % longer).
+        if constexpr (block_panel<T>()) {
+            inf = panel_block<T, NB>(P, ldp, n, j0, w, ipiv, sm, inf);
+        } else {
+            if (threadIdx.x < 32) inf = panel_warp<T>(P, ldp, n, j0, w, ipiv, sm.perm, inf);
             __syncthreads();
-            const T piv = P[j + c * ldp];
-            const bool scale = !is_zero_v(piv);
-            v = (R)-1;
-            p = ROW_NONE;
-            for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x) {
-                T l = P[i + c * ldp];
-                if (scale) l = div_s(l, piv);
-                P[i + c * ldp] = l;
-                const T nl = neg(l);
-                for (int c2 = c + 1; c2 < w; ++c2) {
-                    const T u = madd(nl, P[j + c2 * ldp], P[i + c2 * ldp]);
-                    P[i + c2 * ldp] = u;
-                    if (c2 == c + 1) better(v, p, abs1(u), i);
-                }
-            }
-            if (c + 1 < w) {
-                block_argmax(v, p, sm.red_v, sm.red_i);
-                if (p == ROW_NONE) p = j + 1;
-            } else {
-                __syncthreads();
-            }
         }
         // The panel goes back in LAPACK order; its interchanges (rows j0.. only) are applied to
         // the columns left of it, a thread per column. Columns right of the panel stay where
@@ -996,9 +1197,10 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
     const T* a = abase + b.a_at(k);
     const int* ipiv = pivbase + b.p_at(k);
     T* X = xbase + b.x_at(k);
-    Smem<T, NB> sm(dyn_smem, n);
+    // The inverse's update stays on the CUDA cores (see `panel_gemm`), so its panel is unpadded.
+    Smem<T, NB> sm(dyn_smem, n, MODE != 3);
     T* P = sm.P;
-    const int ldp = sm.np;
+    const int ldp = sm.ld;
     // The singular test: info, or (inverses) an exactly-zero U(j, j).
     int bad = info != nullptr && info[k] != 0;
     if (MODE == 3)
@@ -1030,12 +1232,12 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
     if (MODE == 0 || MODE == 3) {
         // Inverse: column c0 + c of L⁻¹ is zero above row c0 + c, so the forward solve of the
         // chunk starts at block row c0 (4n³/3 flops for the inverse instead of 2n³).
-        lower_solve<T, NB, CPT, true>(P, ldp, n, w, MODE == 3 ? c0 : 0, n, FacAcc<T, 0>{a, n}, sm.D);
-        upper_solve<T, NB, CPT, false>(P, ldp, n, w, FacAcc<T, 0>{a, n}, sm.D);
+        lower_solve<T, NB, CPT, true, MODE != 3, false>(P, ldp, n, w, MODE == 3 ? c0 : 0, n, FacAcc<T, 0>{a, n}, sm.D);
+        upper_solve<T, NB, CPT, false, MODE != 3>(P, ldp, n, w, FacAcc<T, 0>{a, n}, sm.D);
     } else {
         constexpr int OP = MODE == 2 ? 2 : 1;
-        lower_solve<T, NB, CPT, false>(P, ldp, n, w, 0, n, FacAcc<T, OP>{a, n}, sm.D);
-        upper_solve<T, NB, CPT, true>(P, ldp, n, w, FacAcc<T, OP>{a, n}, sm.D);
+        lower_solve<T, NB, CPT, false, true, false>(P, ldp, n, w, 0, n, FacAcc<T, OP>{a, n}, sm.D);
+        upper_solve<T, NB, CPT, true, true>(P, ldp, n, w, FacAcc<T, OP>{a, n}, sm.D);
     }
     // A⁻¹ = (U⁻¹·L⁻¹)·Pᵀ: column j of U⁻¹·L⁻¹ is column perm[j] of the inverse.
     for (int e = threadIdx.x; e < n * w; e += blockDim.x) {

@@ -16,7 +16,8 @@
 //!   (two blocks per matrix, one packed triangle of the factors in shared memory at a time;
 //!   see [`tri_shape`]), with the same exceptions.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
-//!   left-looking with the panel in shared memory), `getrs_blocked_nb*` and `getri_blocked_nb*`
+//!   left-looking with the panel in shared memory, the f64 update on the tensor cores; see
+//!   [`blocked_ld`]), `getrs_blocked_nb*` and `getri_blocked_nb*`
 //!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
 //!   the thread count come from [`blocked_config`].
 
@@ -233,11 +234,33 @@ pub fn set_blocked_config(cfg: Option<Blocked>) {
     OVERRIDE.with(|o| o.set(cfg.filter(Blocked::valid)));
 }
 
-/// Dynamic shared memory of a blocked kernel for order `n` and panel width `nb`.
+/// Leading dimension of a blocked kernel's panel of `np` rows (`blocked_ld` in
+/// `batched_lu.cu`): `np`, except for f64, where it is the next value ≡ 4 (mod 16), which keeps
+/// the tensor-core update's shared-memory loads free of bank conflicts. (The inverse kernels,
+/// whose update stays on the CUDA cores, use `np` and so less than [`blocked_smem`] gives.)
+pub(crate) fn blocked_ld<T: Scalar>(np: usize) -> usize {
+    if T::PREFIX == 'd' {
+        np + (20 - np % 16) % 16
+    } else {
+        np
+    }
+}
+
+/// Dynamic shared memory of a blocked kernel for order `n` and panel width `nb`: the panel
+/// (`blocked_ld` × nb), the diagonal block (nb × nb), the permutation (n ints, rounded up to
+/// a multiple of four) and, for complex types (whose panel the whole block factors), the
+/// argmax scratch (32 reals and 32 ints).
 pub(crate) fn blocked_smem<T: Scalar>(n: usize, nb: usize) -> usize {
     let sz = std::mem::size_of::<T>();
-    let real = sz / if T::IS_COMPLEX { 2 } else { 1 };
-    n.next_multiple_of(nb) * nb * sz + nb * nb * sz + n.div_ceil(4) * 4 * 4 + 32 * real + 32 * 4
+    let scratch = if T::IS_COMPLEX {
+        32 * sz / 2 + 32 * 4
+    } else {
+        0
+    };
+    blocked_ld::<T>(n.next_multiple_of(nb)) * nb * sz
+        + nb * nb * sz
+        + n.div_ceil(4) * 4 * 4
+        + scratch
 }
 
 /// Configuration of the blocked `kernel` for order `n` (largest order of a variable batch),
@@ -766,5 +789,27 @@ mod tests {
         assert_eq!(tri_shape::<f64>(180), Some((6, 16, 6)));
         assert_eq!(tri_shape::<f64>(193), None);
         assert_eq!(tri_shape::<Complex32>(190), None);
+    }
+
+    #[test]
+    fn blocked_leading_dimension() {
+        for np in (8..=1032).step_by(8) {
+            let ld = blocked_ld::<f64>(np);
+            assert!(
+                ld >= np && ld < np + 16 && ld % 16 == 4,
+                "np = {np}: ld = {ld}"
+            );
+            assert!(blocked_ld::<f64>(np + 8) >= ld, "np = {np}");
+            assert_eq!(blocked_ld::<f32>(np), np);
+            assert_eq!(blocked_ld::<Complex64>(np), np);
+        }
+        // f64 n = 190 with 16-wide panels: 196 × 16 panel, 16 × 16 diagonal block, 192 ints.
+        assert_eq!(
+            blocked_smem::<f64>(190, 16),
+            196 * 16 * 8 + 16 * 16 * 8 + 192 * 4
+        );
+        // Eight such 128-thread blocks (each with the driver's 1 KB) still fit an H100's
+        // 228 KB of shared memory per multiprocessor, as before the padding.
+        assert!(8 * (blocked_smem::<f64>(190, 16) + 1024) <= 228 * 1024);
     }
 }
