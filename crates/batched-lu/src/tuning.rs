@@ -81,14 +81,13 @@ const REAL_SINGLE: Table = &[
     (128, c(16, 64, R48), c(8, 64, R64)),
     (usize::MAX, c(16, 128, R48), c(8, 64, R64)),
 ];
-// The factorization at 49..190 re-swept with its update on the tensor cores (docs/perf-notes.md,
-// Batched LU Version 11): 16-wide panels from 49 on.
+// The factorization at 49..256 re-swept with its update on the tensor cores (docs/perf-notes.md,
+// Batched LU Version 11): 16-wide panels from 49 on, the 80-register variant at 190 and 256.
 const REAL_DOUBLE: Table = &[
     (33, c(8, 64, R64), c(8, 64, R64)),
     (48, c(8, 64, R48), c(8, 64, R64)),
     (64, c(16, 64, R48), c(8, 64, R64)),
     (128, c(16, 128, R48), c(8, 64, R64)),
-    (190, c(16, 128, R80), c(8, 64, R64)),
     (256, c(16, 128, R80), c(8, 64, R64)),
     // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
     // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
