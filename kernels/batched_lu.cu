@@ -24,7 +24,8 @@
 //   the tensor cores). The panel itself is factored by one warp (real types) or by the whole
 //   block (complex types). Row
 //   interchanges are applied to the columns left of the panel when the panel is done (a
-//   thread per column), so those columns are always in LAPACK order and read coalesced; for
+//   list of the rows they touch, a warp per column; c128: a thread per column stepping through
+//   them), so those columns are always in LAPACK order and read coalesced; for
 //   the columns right of it they are deferred: a permutation in shared memory maps logical
 //   rows to stored rows, and each panel is gathered through it when it is loaded.
 // * Solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
@@ -845,6 +846,47 @@ template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag(
     }
 }
 
+// `diag_solve` with two columns per group of NB lanes: columns base + sub and base + sub +
+// 32 / NB of each pass, the kk steps unrolled (kk ≤ NB).
+template <class T, int NB, bool LOWER, bool UNIT>
+__device__ __forceinline__ void diag_solve_pairs(T* P, int ldp, int kb, int kk, int w, const T* D) {
+    constexpr int CPW = 32 / NB;
+    const int lane = threadIdx.x & 31, r = lane % NB, sub = lane / NB;
+    const int nwarps = blockDim.x >> 5;
+    for (int base = (int)(threadIdx.x >> 5) * 2 * CPW; base < w; base += nwarps * 2 * CPW) {
+        T x[2];
+        bool act[2];
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            const int c = base + sub + u * CPW;
+            act[u] = c < w && r < kk;
+            x[u] = act[u] ? P[kb + r + c * ldp] : zero<T>();
+        }
+#pragma unroll
+        for (int q = 0; q < NB; ++q) {
+            if (q < kk) {
+                const int st = LOWER ? q : kk - 1 - q;
+                if (!UNIT && r == st) {
+                    const T d = D[st + st * NB];
+#pragma unroll
+                    for (int u = 0; u < 2; ++u) x[u] = div_s(x[u], d);
+                }
+                // Rows past kk read stale entries of D: their values are never used or stored.
+                const T nd = neg(D[r + st * NB]);
+                const bool upd = LOWER ? r > st : r < st;
+#pragma unroll
+                for (int u = 0; u < 2; ++u) {
+                    const T xs = shfl_idx(x[u], st, NB);
+                    if (upd) x[u] = madd(nd, xs, x[u]);
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < 2; ++u)
+            if (act[u]) P[kb + r + (base + sub + u * CPW) * ldp] = x[u];
+    }
+}
+
 // Solves the kk x kk triangle of D (lower or upper, unit diagonal if UNIT; leading dimension
 // NB) for rows kb..kb+kk of the w panel columns, in place. Each column goes to a group of NB
 // lanes (lane r holds row r; NB ≤ 32), so a step is one shuffle and one FMA per lane instead
@@ -852,8 +894,17 @@ template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag(
 // taking 32 / NB columns at a time. Every lane of a warp takes part in the shuffles. (A column
 // per thread with the column in registers issues a seventh of the instructions but measured
 // slower in most kernels: docs/perf-notes.md, Batched LU Version 11.)
-template <class T, int NB, bool LOWER, bool UNIT>
+//
+// With PAIRS, each group of NB lanes takes two columns at once (two independent chains per
+// step, one read of D for both) and the steps are unrolled over NB: the factorizations of f32,
+// c64 and c128, chosen from builds of single variants where it was 1–4 % faster at n = 190
+// and 7 % slower for f64 (Version 12). With NB = 8 one warp takes the whole panel width.
+template <class T, int NB, bool LOWER, bool UNIT, bool PAIRS = false>
 __device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w, const T* D) {
+    if constexpr (PAIRS) {
+        diag_solve_pairs<T, NB, LOWER, UNIT>(P, ldp, kb, kk, w, D);
+        return;
+    }
     constexpr int CPW = 32 / NB;  // columns per warp
     const int lane = threadIdx.x & 31, r = lane % NB, sub = lane / NB;
     const int nwarps = blockDim.x >> 5;
@@ -888,14 +939,15 @@ __device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w,
 // first column to the last (getrf's f64 panels: the rows below the panel's diagonal are not
 // needed by the diagonal solves, so they wait for the end instead of being loaded, updated by
 // NB columns, stored back and waited for once per diagonal block).
-template <class T, int NB, int CPT, bool UNIT, bool TC, bool LATE, class Acc>
+// PAIRS: `diag_solve`'s two-column form.
+template <class T, int NB, int CPT, bool UNIT, bool TC, bool LATE, bool PAIRS = false, class Acc>
 __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, Acc acc, T* D) {
     const int rend = LATE ? kend : n;
     for (int kb = kstart; kb < kend; kb += NB) {
         const int kk = min(NB, kend - kb);
         load_diag<T, NB>(D, kb, kk, acc);
         __syncthreads();
-        diag_solve<T, NB, true, UNIT>(P, ldp, kb, kk, w, D);
+        diag_solve<T, NB, true, UNIT, PAIRS>(P, ldp, kb, kk, w, D);
         __syncthreads();
         if (kb + kk < rend) {
             panel_gemm<T, NB, CPT, TC>(P, ldp, kb + kk, rend, kb, kk, acc);
@@ -939,11 +991,22 @@ template <class T> __host__ __device__ constexpr bool block_panel() {
     return !std::is_same<typename Real<T>::type, T>::value;
 }
 template <class T> __host__ __device__ constexpr bool late_rows() { return std::is_same<T, double>::value; }
+// Whether the factorization's diagonal solves take two columns per lane group (all but f64,
+// where it was 7 % slower at n = 190) and whether the interchanges reach the columns left of
+// the panel through `swap_list` (all but c128, whose kernel spilled more with it and was 7 %
+// slower at n = 190 without interchanges). Chosen from builds of single variants:
+// docs/perf-notes.md, Batched LU Version 12, which also has the library build's measurements.
+template <class T> __host__ __device__ constexpr bool diag_pairs() { return !std::is_same<T, double>::value; }
+template <class T> __host__ __device__ constexpr bool list_swaps() { return !std::is_same<T, cf64>::value; }
 
 // Shared memory of the blocked kernels: panel (ld x NB: np = n rounded up to a multiple of NB
 // rows, ld = blocked_ld(np) its leading dimension, padding zero), diagonal block (NB x NB), the
-// permutation (n ints, rounded up to a multiple of 4) and, where the block factors the panel
-// (`block_panel`), the argmax scratch (32 reals, 32 ints).
+// permutation (n ints, rounded up to a multiple of 4), where the block factors the panel
+// (`block_panel`) the argmax scratch (32 reals, 32 ints) and, in the factorization where
+// `list_swaps`, the interchange list (4 NB ints). (The list once shared the diagonal block's
+// space, which is free while it is used: the f64 kernel then took 66 registers instead of 64,
+// so seven blocks per multiprocessor instead of eight, and 6 % longer at n = 190;
+// docs/perf-notes.md, Batched LU Version 12.)
 template <class T, int NB> struct Smem {
     T* P;
     T* D;
@@ -960,7 +1023,11 @@ template <class T, int NB> struct Smem {
         perm = reinterpret_cast<int*>(D + NB * NB);
         red_v = reinterpret_cast<typename Real<T>::type*>(perm + ((n + 3) & ~3));
         red_i = reinterpret_cast<int*>(red_v + 32);
+        swp = block_panel<T>() ? red_i + 32 : reinterpret_cast<int*>(red_v);
     }
+    // The factorization's interchange list (`swap_list`: 4 NB ints, where `list_swaps`), after
+    // the permutation or the argmax scratch.
+    int* swp;
 };
 
 // |v| back from a pivot key of 2 or more (see `pivot_key`).
@@ -989,7 +1056,7 @@ template <class R> __device__ __forceinline__ void block_argmax(R& v, int& i, R*
 // are spread over every thread, two block barriers per column (the interchange, the argmax).
 // Ends with the panel consistent across the block.
 template <class T, int NB>
-__device__ int panel_block(T* P, int ldp, int n, int j0, int w, int* ipiv, Smem<T, NB>& sm, int inf) {
+__device__ int panel_block(T* P, int ldp, int n, int j0, int w, int* ipiv, Smem<T, NB>& sm, int inf, int& piv_c) {
     typedef typename Real<T>::type R;
     R v = (R)-1;
     int p = ROW_NONE;
@@ -999,6 +1066,7 @@ __device__ int panel_block(T* P, int ldp, int n, int j0, int w, int* ipiv, Smem<
     if (p == ROW_NONE) p = j0;
     for (int c = 0; c < w; ++c) {
         const int j = j0 + c;
+        if (list_swaps<T>() && threadIdx.x == (unsigned)c) piv_c = p;
         if (threadIdx.x == 0) {
             if (v == (R)0 && inf == 0) inf = j + 1;
             ipiv[j] = p + 1;
@@ -1046,12 +1114,14 @@ constexpr int PANEL_S = 4;
 // Warp 0's factorization of the panel: rows j0..n of its w columns in P (leading dimension
 // ldp), right-looking, partial pivoting by LAPACK's rule. Writes the pivots ipiv[j0..j0+w)
 // (1-based), exchanges the panel's rows and the logical rows in `perm`, and returns `inf`
-// updated with the first exactly zero pivot (1-based). Lane l handles the rows j + 1 + l + 32 s;
+// updated with the first exactly zero pivot (1-based); where `list_swaps`, lane c (thread c of
+// the block in `panel_block`) also keeps column c's pivot row (0-based) in `piv_c`, for
+// `swap_list`. Lane l handles the rows j + 1 + l + 32 s;
 // the candidates of the next column are ranked during the update that produces them. (Its loop
 // over the update's columns unrolled over the panel width made the kernel 35 % slower at f64
 // n = 190; docs/perf-notes.md, Batched LU Version 11.)
 template <class T>
-__device__ int panel_warp(T* P, int ldp, int n, int j0, int w, int* ipiv, int* perm, int inf) {
+__device__ int panel_warp(T* P, int ldp, int n, int j0, int w, int* ipiv, int* perm, int inf, int& piv_c) {
     typedef typename Real<T>::type R;
     const int lane = threadIdx.x & 31;
     R v = (R)-1;
@@ -1063,6 +1133,7 @@ __device__ int panel_warp(T* P, int ldp, int n, int j0, int w, int* ipiv, int* p
         const int iw = group_argmax<R>(v >= (R)0 ? pivot_key(v, true) : 0ull, p, 0xffffffffu, kmax);
         // No comparable entry (NaN only, after an overflow): pivot on the diagonal row.
         p = kmax >= 2ull ? iw : j;
+        if (list_swaps<T>() && lane == c) piv_c = p;
         if (lane == 0) {
             if (kmax >= 2ull && key_value(kmax, (R)0) == (R)0 && inf == 0) inf = j + 1;
             ipiv[j] = p + 1;
@@ -1121,6 +1192,90 @@ __device__ int panel_warp(T* P, int ldp, int n, int j0, int w, int* ipiv, int* p
     return inf;
 }
 
+// Warp 0, after the panel j0..j0+w (lane c holding column c's pivot row, 0-based, in piv_c):
+// the rows its interchanges touch, rows j0..j0+w (entries 0..w) and their pivot rows (entries
+// NB..NB+w, repeats allowed), each with the row whose content, as stored before the panel, it
+// now holds. The w transpositions run on lane-held entries (lane l: entries l, l + 32), by
+// ballots and shuffles. Writes swp[t] = the row, swp[2NB + t] = its source, for t < 2NB
+// (unused entries: −1). (A first form read the pivots back from `ipiv` in global memory, one
+// round trip to L2 per column on warp 0's path while the block waits; Version 12.)
+template <int NB>
+__device__ __forceinline__ void swap_list(int piv_c, int j0, int w, int* swp) {
+    constexpr int E = (2 * NB + 31) / 32;
+    const int lane = threadIdx.x & 31;
+    int row[E], src[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        const int t = lane + 32 * e;
+        const int pt = __shfl_sync(0xffffffffu, piv_c, (t - NB) & 31);
+        row[e] = -1;
+        if (t < w) row[e] = j0 + t;
+        else if (t >= NB && t - NB < w) row[e] = pt;
+        src[e] = row[e];
+    }
+    for (int c = 0; c < w; ++c) {
+        const int j = j0 + c, p = __shfl_sync(0xffffffffu, piv_c, c);
+        if (p == j) continue;
+        // Every entry of a row holds the same source: read it from the first.
+        int sj = 0, sp = 0;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            const unsigned mj = __ballot_sync(0xffffffffu, row[e] == j);
+            const unsigned mp = __ballot_sync(0xffffffffu, row[e] == p);
+            const int xj = __shfl_sync(0xffffffffu, src[e], mj ? __ffs(mj) - 1 : 0);
+            const int xp = __shfl_sync(0xffffffffu, src[e], mp ? __ffs(mp) - 1 : 0);
+            if (mj) sj = xj;
+            if (mp) sp = xp;
+        }
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            if (row[e] == j) src[e] = sp;
+            else if (row[e] == p) src[e] = sj;
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        const int t = lane + 32 * e;
+        if (t < 2 * NB) {
+            swp[t] = row[e];
+            swp[2 * NB + t] = src[e];
+        }
+    }
+}
+
+// The panel's interchanges applied to the columns 0..j0 of A in global memory, from the list of
+// `swap_list`: a warp per column, lane l moving entries l (and l + 32), the loads of UC columns
+// issued before their stores. (A thread per column stepping through the w interchanges waited
+// for two dependent loads at each: 20 % of the f64 n = 190 factorization with an interchange
+// at every step; with this form that factorization takes 20 % less time, Version 12.)
+template <class T, int NB>
+__device__ __forceinline__ void left_swaps(T* a, int n, int j0, const int* swp) {
+    constexpr int E = (2 * NB + 31) / 32, UC = 4;
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    int dst[E], src[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        const int t = lane + 32 * e;
+        dst[e] = t < 2 * NB ? swp[t] : -1;
+        src[e] = t < 2 * NB ? swp[2 * NB + t] : -1;
+        if (dst[e] == src[e]) dst[e] = -1;
+    }
+    for (int c0 = wid * UC; c0 < j0; c0 += nw * UC) {
+        T v[UC][E];
+#pragma unroll
+        for (int u = 0; u < UC; ++u)
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                if (c0 + u < j0 && dst[e] >= 0) v[u][e] = a[src[e] + (i64)(c0 + u) * n];
+        __syncwarp();
+#pragma unroll
+        for (int u = 0; u < UC; ++u)
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                if (c0 + u < j0 && dst[e] >= 0) a[dst[e] + (i64)(c0 + u) * n] = v[u][e];
+    }
+}
+
 template <class T, int NB, int CPT>
 __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, int* __restrict__ info, Batch b) {
     const int k = blockIdx.x;
@@ -1147,32 +1302,46 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         __syncthreads();
         // The columns left of the panel hold L with every interchange so far applied (in
         // LAPACK order), so the update reads them straight, coalesced.
-        lower_solve<T, NB, CPT, true, true, late_rows<T>()>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
+        lower_solve<T, NB, CPT, true, true, late_rows<T>(), diag_pairs<T>()>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n},
+                                                                            sm.D);
         // Factor the panel's rows j0..n (right-looking inside the panel). Real types: warp 0
         // alone, the argmax a warp reduction and the steps ordered by the warp's own
         // synchronisation, so one block barrier for the panel instead of two per column (the
         // other warps wait at it, which costs no issue slots: the blocks beside this one use
         // them). Complex types: the whole block (their divisions and updates are four times
         // the work, and one warp took 5–11 % longer).
+        int* swp = sm.swp;
+        int piv_c = 0;
         if constexpr (block_panel<T>()) {
-            inf = panel_block<T, NB>(P, ldp, n, j0, w, ipiv, sm, inf);
+            inf = panel_block<T, NB>(P, ldp, n, j0, w, ipiv, sm, inf, piv_c);
+            if constexpr (list_swaps<T>()) {
+                if (threadIdx.x < 32) swap_list<NB>(piv_c, j0, w, swp);
+                __syncthreads();
+            }
         } else {
-            if (threadIdx.x < 32) inf = panel_warp<T>(P, ldp, n, j0, w, ipiv, sm.perm, inf);
+            if (threadIdx.x < 32) {
+                inf = panel_warp<T>(P, ldp, n, j0, w, ipiv, sm.perm, inf, piv_c);
+                if constexpr (list_swaps<T>()) swap_list<NB>(piv_c, j0, w, swp);
+            }
             __syncthreads();
         }
         // The panel goes back in LAPACK order; its interchanges (rows j0.. only) are applied to
-        // the columns left of it, a thread per column. Columns right of the panel stay where
-        // they were: the next panel is gathered through the permutation.
+        // the columns left of it (`left_swaps`; c128: a thread per column). Columns right of the
+        // panel stay where they were: the next panel is gathered through the permutation.
         copy_tile<4, T>(
             n, w, [&](int i, int c) { return P[i + c * ldp]; }, [&](int i, int c, T v) { a[i + (i64)(j0 + c) * n] = v; });
-        for (int col = threadIdx.x; col < j0; col += blockDim.x) {
-            T* x = a + (i64)col * n;
-            for (int c = 0; c < w; ++c) {
-                const int j = j0 + c, p = ipiv[j] - 1;
-                if (p != j) {
-                    const T t = x[j];
-                    x[j] = x[p];
-                    x[p] = t;
+        if constexpr (list_swaps<T>()) {
+            left_swaps<T, NB>(a, n, j0, swp);
+        } else {
+            for (int col = threadIdx.x; col < j0; col += blockDim.x) {
+                T* x = a + (i64)col * n;
+                for (int c = 0; c < w; ++c) {
+                    const int j = j0 + c, p = ipiv[j] - 1;
+                    if (p != j) {
+                        const T t = x[j];
+                        x[j] = x[p];
+                        x[p] = t;
+                    }
                 }
             }
         }

@@ -246,14 +246,20 @@ pub(crate) fn blocked_ld<T: Scalar>(np: usize) -> usize {
     }
 }
 
-/// Dynamic shared memory of a blocked kernel for order `n` and panel width `nb`: the panel
+/// Dynamic shared memory of a blocked `kernel` for order `n` and panel width `nb`: the panel
 /// (`blocked_ld` × nb), the diagonal block (nb × nb), the permutation (n ints, rounded up to
-/// a multiple of four) and, for complex types (whose panel the whole block factors), the
-/// argmax scratch (32 reals and 32 ints).
-pub(crate) fn blocked_smem<T: Scalar>(n: usize, nb: usize) -> usize {
+/// a multiple of four), for complex types (whose panel the whole block factors) the argmax
+/// scratch (32 reals and 32 ints) and, for the factorization of every type but c128, the
+/// list of the panel's interchanges (`swap_list`: 4·nb ints).
+pub(crate) fn blocked_smem<T: Scalar>(n: usize, nb: usize, kernel: Kernel) -> usize {
     let sz = std::mem::size_of::<T>();
     let scratch = if T::IS_COMPLEX {
         32 * sz / 2 + 32 * 4
+    } else {
+        0
+    };
+    let swaps = if kernel == Kernel::Factor && T::PREFIX != 'z' {
+        4 * nb * 4
     } else {
         0
     };
@@ -261,6 +267,7 @@ pub(crate) fn blocked_smem<T: Scalar>(n: usize, nb: usize) -> usize {
         + nb * nb * sz
         + n.div_ceil(4) * 4 * 4
         + scratch
+        + swaps
 }
 
 /// Configuration of the blocked `kernel` for order `n` (largest order of a variable batch),
@@ -276,7 +283,7 @@ pub(crate) fn blocked_config<T: Scalar>(
     if std::mem::size_of::<T>() == 16 {
         c.nb = c.nb.min(16);
     }
-    while blocked_smem::<T>(n, c.nb) > max_smem {
+    while blocked_smem::<T>(n, c.nb, kernel) > max_smem {
         if c.nb == 8 {
             return None;
         }
@@ -305,7 +312,7 @@ fn blocked_fn<T: Scalar>(
     let (nb, threads) = (cfg.nb, cfg.threads);
     let name = format!("{base}_nb{nb}{}", cfg.regs.suffix());
     let f = function(dev, &MODULE, &kernel_name::<T>(&name))?;
-    let smem = blocked_smem::<T>(n, nb);
+    let smem = blocked_smem::<T>(n, nb, kernel);
     if smem > 48 * 1024 {
         allow_shared_bytes(&f, smem)?;
     }
@@ -803,13 +810,18 @@ mod tests {
             assert_eq!(blocked_ld::<f32>(np), np);
             assert_eq!(blocked_ld::<Complex64>(np), np);
         }
-        // f64 n = 190 with 16-wide panels: 196 × 16 panel, 16 × 16 diagonal block, 192 ints.
+        // f64 n = 190 with 16-wide panels: 196 × 16 panel, 16 × 16 diagonal block, 192 ints,
+        // and for the factorization the interchange list (64 ints).
+        let solve = 196 * 16 * 8 + 16 * 16 * 8 + 192 * 4;
+        assert_eq!(blocked_smem::<f64>(190, 16, Kernel::Solve), solve);
+        assert_eq!(blocked_smem::<f64>(190, 16, Kernel::Factor), solve + 64 * 4);
+        // c128 keeps its per-column interchanges: no list.
         assert_eq!(
-            blocked_smem::<f64>(190, 16),
-            196 * 16 * 8 + 16 * 16 * 8 + 192 * 4
+            blocked_smem::<Complex64>(190, 8, Kernel::Factor),
+            blocked_smem::<Complex64>(190, 8, Kernel::Solve)
         );
-        // Eight such 128-thread blocks (each with the driver's 1 KB) still fit an H100's
-        // 228 KB of shared memory per multiprocessor, as before the padding.
-        assert!(8 * (blocked_smem::<f64>(190, 16) + 1024) <= 228 * 1024);
+        // Eight such 128-thread blocks (each with the driver's 1 KB) fit an H100's 228 KB of
+        // shared memory per multiprocessor.
+        assert!(8 * (blocked_smem::<f64>(190, 16, Kernel::Factor) + 1024) <= 228 * 1024);
     }
 }

@@ -4,8 +4,9 @@
 //! (`getrs_blocked_*` / `getri_blocked_*`, which read the factors whatever `nb` made them).
 //!
 //! The table is the fastest configuration found by `gpu-bench --only lu-tune` (a sweep over
-//! `nb ∈ {8, 16, 32}`, 64 and 128 threads and the three register caps at n = 33, 48, 64, 100,
-//! 128, 190 and 256, batch 10000, on an H100); see `docs/perf-notes.md` for the sweep itself. Orders
+//! `nb ∈ {8, 16, 32}`, 64, 96 and 128 threads and the three register caps at n = 33, 48, 64, 100,
+//! 128, 190 and 256, batch 10000, on an H100; the factorization column at 64..256 and the 96-thread
+//! entries from the Batched LU Version 12 sweep); see `docs/perf-notes.md` for the sweeps. Orders
 //! between the measured ones use the entry of the next larger measured order; orders above
 //! 256 use the entry of 256, except where a later sweep at 384 and 512 (f64 and c128) found
 //! better: the f64 solve kernels with 128 threads there.
@@ -75,37 +76,44 @@ use RegCap::{R48, R64, R80};
 /// last row covers every larger n.
 type Table = &'static [(usize, Blocked, Blocked)];
 
+// The factorization at 64..190 re-swept with 96 threads among the choices (Version 12).
 const REAL_SINGLE: Table = &[
     (33, c(8, 64, R48), c(8, 64, R48)),
-    (64, c(16, 64, R48), c(8, 64, R48)),
+    (64, c(16, 96, R48), c(8, 64, R48)),
+    (100, c(16, 96, R48), c(8, 64, R64)),
     (128, c(16, 64, R48), c(8, 64, R64)),
+    (190, c(16, 96, R48), c(8, 64, R64)),
     (usize::MAX, c(16, 128, R48), c(8, 64, R64)),
 ];
 // The factorization at 49..256 re-swept with its update on the tensor cores (docs/perf-notes.md,
-// Batched LU Version 11): 16-wide panels from 49 on, the 80-register variant at 190 and 256.
+// Batched LU Version 11): 16-wide panels from 49 on; re-swept again at 64..256 in Version 12
+// (96 threads at 65..128, the 64-register variant at 129..256).
 const REAL_DOUBLE: Table = &[
     (33, c(8, 64, R64), c(8, 64, R64)),
     (48, c(8, 64, R48), c(8, 64, R64)),
     (64, c(16, 64, R48), c(8, 64, R64)),
-    (128, c(16, 128, R48), c(8, 64, R64)),
-    (256, c(16, 128, R80), c(8, 64, R64)),
+    (128, c(16, 96, R64), c(8, 64, R64)),
+    (256, c(16, 128, R64), c(8, 64, R64)),
     // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
     // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
     (usize::MAX, c(16, 128, R80), c(8, 128, R64)),
 ];
+// Factorization at 64..190 and the inverse at 256 re-swept in Version 12.
 const COMPLEX_SINGLE: Table = &[
-    (64, c(8, 64, R48), c(8, 64, R64)),
-    (128, c(8, 64, R64), c(8, 64, R64)),
-    (190, c(16, 128, R64), c(8, 64, R64)),
-    (256, c(16, 128, R80), c(8, 64, R64)),
+    (64, c(8, 64, R64), c(8, 64, R64)),
+    (100, c(8, 64, R64), c(8, 64, R64)),
+    (128, c(16, 64, R80), c(8, 64, R64)),
+    (190, c(16, 96, R80), c(8, 64, R64)),
+    (256, c(16, 128, R80), c(8, 64, R80)),
     // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
     // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
     (usize::MAX, c(16, 128, R80), c(8, 128, R64)),
 ];
+// The factorization at 64 and 190 and the inverse at 190 re-swept in Version 12.
 const COMPLEX_DOUBLE: Table = &[
-    (64, c(8, 64, R64), c(8, 64, R64)),
+    (64, c(8, 64, R80), c(8, 64, R64)),
     (128, c(8, 64, R80), c(8, 64, R80)),
-    (190, c(8, 128, R64), c(8, 64, R80)),
+    (190, c(8, 96, R80), c(8, 96, R80)),
     (usize::MAX, c(8, 128, R80), c(8, 128, R80)),
 ];
 
