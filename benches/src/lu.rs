@@ -25,6 +25,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 use gpu_blas::blas2::Trans;
 use gpu_blas::{interop, Device, DeviceVec, Element, Scalar};
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -34,8 +35,9 @@ Ours: the `batched-lu` functions on the CUDA device (their input validity scan a
 synchronisation inside them count as our time). Baseline: cuBLAS `<t>getrfBatched`, \
 `<t>getriBatched`, `<t>getrsBatched` and `<t>matinvBatched` on raw device pointers (device \
 arrays of per-matrix addresses built once per case), on the same stream and the same matrices: \
-random entries uniform in [-1, 1) (real and imaginary parts) plus n on the diagonal, generated \
-once per (n, type). \
+random entries uniform in [-1, 1) (real and imaginary parts) plus n on the diagonal (so no row \
+interchanges; with `--lu-general` without the diagonal, so an interchange at almost every \
+step), generated once per (n, type). \
 In-place operations (`getrf`, `getrs`, and cuBLAS getrf+getri for the full inverse) restore \
 their input with a device-to-device copy from the pristine batch before every call, and only \
 the operation is reported: a call under 1 ms is timed as copy + call back to back (several per \
@@ -225,8 +227,20 @@ fn norm1<T: Scalar>(a: &[T], n: usize) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Whether the section's matrices are general (`--lu-general`: uniform random entries only,
+/// so partial pivoting interchanges rows at almost every step) instead of diagonally dominant.
+static GENERAL: AtomicBool = AtomicBool::new(false);
+
+/// Makes the section's matrices general (`true`) or diagonally dominant (`false`, the default).
+pub fn set_general_matrices(general: bool) {
+    GENERAL.store(general, Ordering::Relaxed);
+}
+
 /// `count` matrices at `offsets` with orders `sizes`: uniform random entries plus `n` on the
-/// diagonal (eigenvalues within about `√n` of `n`, so condition numbers near 1).
+/// diagonal (eigenvalues within about `√n` of `n`, so condition numbers near 1; column
+/// diagonally dominant, so partial pivoting interchanges no rows), or without the diagonal
+/// after [`set_general_matrices`]`(true)` (condition numbers of order n, an interchange at
+/// almost every step).
 fn well_conditioned<T: Scalar>(
     sizes: &[usize],
     offsets: &[usize],
@@ -234,6 +248,9 @@ fn well_conditioned<T: Scalar>(
     seed: u64,
 ) -> Vec<T> {
     let mut v = gpu_blas::testing::random_values::<T>(len, seed);
+    if GENERAL.load(Ordering::Relaxed) {
+        return v;
+    }
     for (&n, &o) in sizes.iter().zip(offsets) {
         for i in 0..n {
             v[o + i + i * n] += T::from_f64(n as f64);

@@ -68,6 +68,7 @@ struct Args {
     lu_n: Option<String>,
     lu_types: Option<String>,
     lu_batch: Option<usize>,
+    lu_general: bool,
     inv_n: Option<String>,
     inv_types: Option<String>,
     inv_cpu: Option<usize>,
@@ -84,6 +85,7 @@ fn parse_args() -> Args {
         lu_n: None,
         lu_types: None,
         lu_batch: None,
+        lu_general: false,
         inv_n: None,
         inv_types: None,
         inv_cpu: None,
@@ -99,6 +101,7 @@ fn parse_args() -> Args {
             "--lu-n" => a.lu_n = it.next(),
             "--lu-types" => a.lu_types = it.next(),
             "--lu-batch" => a.lu_batch = it.next().and_then(|v| v.parse().ok()),
+            "--lu-general" => a.lu_general = true,
             "--inv-n" => a.inv_n = it.next(),
             "--gemv-n" => a.gemv_n = it.next().and_then(|v| v.parse().ok()),
             "--inv-types" => a.inv_types = it.next(),
@@ -124,6 +127,7 @@ fn parse_args() -> Args {
                 println!("  --lu-n 4,8,var   only these orders (`var`: the variable-size batch)");
                 println!("  --lu-types f64,c128   only these types (f32, f64, c64, c128)");
                 println!("  --lu-batch N   requested batch (reduced where memory requires)");
+                println!("  --lu-general   general random matrices (an interchange at almost every step) instead of n added to the diagonal (none)");
                 println!("  inverse: dense-inverse methods against cuSOLVER getrf+getrs / potrf+potri, n 1000..16000, f32 and f64, c64 at 4000; CPU backend for n <= 4000; only when named");
                 println!("  inverse-quick (or inverse with --quick): n 1000 and 4000, f64");
                 println!("  --inv-n 1000,4000   only these orders");
@@ -263,6 +267,10 @@ fn main() {
     }
     let mut lu_rows = Vec::new();
     let lu_quick = args.only.iter().any(|o| o == "lu-quick");
+    lu::set_general_matrices(args.lu_general);
+    if args.lu_general {
+        println!("lu: general matrices (no diagonal shift: row interchanges at almost every step)");
+    }
     if lu_quick || args.only.iter().any(|o| o == "lu") {
         match lu_model::LuPlan::new(
             lu_quick || args.quick,
