@@ -247,8 +247,19 @@ fn well_conditioned<T: Scalar>(
     len: usize,
     seed: u64,
 ) -> Vec<T> {
+    matrices(sizes, offsets, len, seed, GENERAL.load(Ordering::Relaxed))
+}
+
+/// The matrices of [`well_conditioned`], general (no diagonal shift) or not.
+fn matrices<T: Scalar>(
+    sizes: &[usize],
+    offsets: &[usize],
+    len: usize,
+    seed: u64,
+    general: bool,
+) -> Vec<T> {
     let mut v = gpu_blas::testing::random_values::<T>(len, seed);
-    if GENERAL.load(Ordering::Relaxed) {
+    if general {
         return v;
     }
     for (&n, &o) in sizes.iter().zip(offsets) {
@@ -928,7 +939,28 @@ pub fn time_out_of_place(
 
 #[cfg(test)]
 mod tests {
-    use super::solve_residual;
+    use super::{matrices, solve_residual};
+
+    /// Two matrices (orders 2 and 3 at offsets 0 and 4, one gap element between them): the
+    /// harness's matrices are the general ones plus n on each diagonal, nothing else.
+    #[test]
+    fn general_matrices_lack_only_the_diagonal_shift() {
+        let (sizes, offsets) = ([2usize, 3], [0usize, 5]);
+        let dd = matrices::<f64>(&sizes, &offsets, 14, 9, false);
+        let general = matrices::<f64>(&sizes, &offsets, 14, 9, true);
+        let diagonal = |i: usize| match i {
+            0 | 3 => Some(2.0),
+            5 | 9 | 13 => Some(3.0),
+            _ => None,
+        };
+        for i in 0..14 {
+            assert_eq!(
+                dd[i],
+                general[i] + diagonal(i).unwrap_or(0.0),
+                "element {i}"
+            );
+        }
+    }
 
     /// `A = [[2, 1], [1, 3]]`, `b = A·[1, 1] = [3, 4]`: the exact solution has residual 0, a
     /// wrong one `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` = 4 / (4·0 + 4) = 1 for `x = [0, 0]`.
