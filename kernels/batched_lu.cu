@@ -1052,6 +1052,22 @@ template <class R> __device__ __forceinline__ void block_argmax(R& v, int& i, R*
     for (int w = 1; w < nw; ++w) better(v, i, red_v[w], red_i[w]);
 }
 
+// Step j of a panel's factorization chose row p (0-based): the pivot goes to ipiv[j] (1-based)
+// and the logical rows j and p of `perm` are exchanged. One thread.
+__device__ __forceinline__ void record_pivot(int* ipiv, int* perm, int j, int p) {
+    ipiv[j] = p + 1;
+    const int t = perm[j];
+    perm[j] = perm[p];
+    perm[p] = t;
+}
+
+// Exchanges rows j and p of column t of the panel P (leading dimension ldp).
+template <class T> __device__ __forceinline__ void swap_panel_rows(T* P, int ldp, int j, int p, int t) {
+    const T s = P[j + t * ldp];
+    P[j + t * ldp] = P[p + t * ldp];
+    P[p + t * ldp] = s;
+}
+
 // The whole block's factorization of the panel (the same contract as `panel_warp`): the rows
 // are spread over every thread, two block barriers per column (the interchange, the argmax).
 // Ends with the panel consistent across the block.
@@ -1069,17 +1085,9 @@ __device__ int panel_block(T* P, int ldp, int n, int j0, int w, int* ipiv, Smem<
         if (list_swaps<T>() && threadIdx.x == (unsigned)c) piv_c = p;
         if (threadIdx.x == 0) {
             if (v == (R)0 && inf == 0) inf = j + 1;
-            ipiv[j] = p + 1;
-            const int t = sm.perm[j];
-            sm.perm[j] = sm.perm[p];
-            sm.perm[p] = t;
+            record_pivot(ipiv, sm.perm, j, p);
         }
-        if (p != j && threadIdx.x < (unsigned)w) {
-            const int t = threadIdx.x;
-            const T s = P[j + t * ldp];
-            P[j + t * ldp] = P[p + t * ldp];
-            P[p + t * ldp] = s;
-        }
+        if (p != j && threadIdx.x < (unsigned)w) swap_panel_rows(P, ldp, j, p, threadIdx.x);
         __syncthreads();
         const T piv = P[j + c * ldp];
         const bool scale = !is_zero_v(piv);
@@ -1116,8 +1124,8 @@ constexpr int PANEL_S = 4;
 // (1-based), exchanges the panel's rows and the logical rows in `perm`, and returns `inf`
 // updated with the first exactly zero pivot (1-based); where `list_swaps`, lane c (thread c of
 // the block in `panel_block`) also keeps column c's pivot row (0-based) in `piv_c`, for
-// `swap_list`. Lane l handles the rows j + 1 + l + 32 s;
-// the candidates of the next column are ranked during the update that produces them. (Its loop
+// `swap_list`. Lane l handles the rows j + 1 + l + 32 s; the candidates of the next column are
+// ranked during the update that produces them. (Its loop
 // over the update's columns unrolled over the panel width made the kernel 35 % slower at f64
 // n = 190; docs/perf-notes.md, Batched LU Version 11.)
 template <class T>
@@ -1136,18 +1144,10 @@ __device__ int panel_warp(T* P, int ldp, int n, int j0, int w, int* ipiv, int* p
         if (list_swaps<T>() && lane == c) piv_c = p;
         if (lane == 0) {
             if (kmax >= 2ull && key_value(kmax, (R)0) == (R)0 && inf == 0) inf = j + 1;
-            ipiv[j] = p + 1;
-            const int t = perm[j];
-            perm[j] = perm[p];
-            perm[p] = t;
+            record_pivot(ipiv, perm, j, p);
         }
-        if (p != j) {
-            for (int t = lane; t < w; t += 32) {
-                const T s = P[j + t * ldp];
-                P[j + t * ldp] = P[p + t * ldp];
-                P[p + t * ldp] = s;
-            }
-        }
+        if (p != j)
+            for (int t = lane; t < w; t += 32) swap_panel_rows(P, ldp, j, p, t);
         __syncwarp();
         const T piv = P[j + c * ldp];
         const bool scale = !is_zero_v(piv);
