@@ -4,8 +4,9 @@
 //
 // Usage: cmp OLD.fatbin NEW.fatbin TYPE N BATCH REPS DD SUFFIX THREADS LIST [NEW_SUFFIX NEW_THREADS]
 //   TYPE s|d|c|z; DD 1: n added to the diagonal (no interchanges), 0: general matrices;
-//   SUFFIX e.g. nb16_r80 (the kernel getrf_blocked_<SUFFIX>_<TYPE>); LIST 1 when the new build's
-//   factorization takes the interchange list's 4·NB ints of shared memory (not for z).
+//   SUFFIX e.g. nb16_r80 (the kernel getrf_blocked_<SUFFIX>_<TYPE>); LIST: which builds'
+//   factorizations take the interchange list's 4·NB ints of shared memory (not for z): 0 neither,
+//   1 the new build only (old from before Version 12), 2 both.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <cstdio>
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
         std::vector<char> img = slurp(argv[1 + which]);
         CUmodule m; if (load(&m, img.data())) { printf("load failed\n"); return 1; }
         CUfunction f; if (getfn(&f, m, name.c_str())) { printf("no %s\n", name.c_str()); return 1; }
-        const size_t sm = smem + (which ? (t == 'z' ? 0 : 16 * nb * (extra != 0)) : 0);
+        const bool list = t != 'z' && (extra == 2 || (extra == 1 && which == 1));
+        const size_t sm = smem + (list ? 16 * nb : 0);
         setattr(f, 8 /*MAX_DYNAMIC_SHARED_SIZE_BYTES*/, (int)sm);
         setattr(f, 9 /*PREFERRED_SHARED_MEMORY_CARVEOUT*/, 100);
         int blocks = 0, regs = 0; occ(&blocks, f, threads, sm); gattr(&regs, 4 /*NUM_REGS*/, f);
@@ -69,11 +71,11 @@ int main(int argc, char** argv) {
         for (int r = 0; r <= reps; ++r) {
             cudaMemcpy(a, a0, bytes, cudaMemcpyDeviceToDevice); cudaDeviceSynchronize();
             cudaEventRecord(e0);
-            launch(f, batch, 1, 1, threads, 1, 1, (unsigned)sm, 0, args, nullptr);
+            if (launch(f, batch, 1, 1, threads, 1, 1, (unsigned)sm, 0, args, nullptr)) { printf("launch failed\n"); return 1; }
             cudaEventRecord(e1); cudaEventSynchronize(e1);
             float ms; cudaEventElapsedTime(&ms, e0, e1); if (r) ts.push_back(ms);
         }
-        if (cudaGetLastError() != cudaSuccess) { printf("error\n"); return 1; }
+        if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess) { printf("error\n"); return 1; }
         std::sort(ts.begin(), ts.end());
         cudaMemcpy(which ? out.data() : ref.data(), a, bytes, cudaMemcpyDeviceToHost);
         cudaMemcpy(which ? outp.data() : refp.data(), piv, 4ull * n * batch, cudaMemcpyDeviceToHost);
