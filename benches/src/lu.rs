@@ -370,6 +370,110 @@ fn solve_residual<T: Scalar>(n: usize, a: &[T], x: &[T], b: &[T]) -> f64 {
     max_modulus(&r) / (inf_norm::<T, Complex64>(a, n) * max_modulus(&xe) + max_modulus(&be))
 }
 
+/// Backward error of an LU factorization: `max |P·A − L·U| / max (|L|·|U|)` (entries), in
+/// `Complex64`, for the column-major `n × n` matrix `a`, its factors `f` (L unit lower, U upper,
+/// LAPACK layout) and pivots `piv` (1-based row interchanges in order). Partial pivoting in
+/// floating point keeps it below about `n·ε`; wrong factors or pivots give order 1. NaN when
+/// a pivot is out of range.
+fn lu_residual<T: Scalar>(n: usize, a: &[T], f: &[T], piv: &[i32]) -> f64 {
+    use crate::inv_model::Acc;
+    use num_complex::Complex64;
+    let mut pa: Vec<Complex64> = a.iter().map(|&v| Complex64::of(v)).collect();
+    for (j, &p) in piv.iter().enumerate().take(n) {
+        let Some(p) = usize::try_from(p).ok().and_then(|p| p.checked_sub(1)) else {
+            return f64::NAN;
+        };
+        if p >= n {
+            return f64::NAN;
+        }
+        for col in 0..n {
+            pa.swap(j + col * n, p + col * n);
+        }
+    }
+    let fe: Vec<Complex64> = f.iter().map(|&v| Complex64::of(v)).collect();
+    let (mut num, mut den) = (0.0f64, 0.0f64);
+    for col in 0..n {
+        for row in 0..n {
+            let (mut lu, mut mag) = (Complex64::new(0.0, 0.0), 0.0);
+            // (L·U)(row, col) = Σ_{k ≤ min(row, col)} L(row, k)·U(k, col), L(row, row) = 1.
+            for k in 0..=row.min(col) {
+                let l = if k == row {
+                    Complex64::new(1.0, 0.0)
+                } else {
+                    fe[row + k * n]
+                };
+                let u: Complex64 = fe[k + col * n];
+                lu += l * u;
+                mag += l.norm() * u.norm();
+            }
+            num = num.max((pa[row + col * n] - lu).norm());
+            den = den.max(mag);
+        }
+    }
+    if den > 0.0 {
+        num / den
+    } else {
+        num
+    }
+}
+
+/// Largest [`lu_residual`] over the checked matrices (orders `sizes`), when the side produced
+/// its factors and pivots.
+fn lu_residual_of<T: Scalar>(
+    a: &[Vec<T>],
+    f: &Option<Vec<Vec<T>>>,
+    piv: &Option<Vec<Vec<i32>>>,
+    sizes: &[usize],
+) -> Option<f64> {
+    let (f, piv) = (f.as_ref()?, piv.as_ref()?);
+    Some(
+        a.iter()
+            .zip(f)
+            .zip(piv)
+            .zip(sizes)
+            .map(|(((a, f), p), &n)| lu_residual(n, a, f, p))
+            .fold(0.0, |m, r| if r.is_nan() { f64::NAN } else { m.max(r) }),
+    )
+}
+
+/// One side's factors and pivots of the checked matrices, when it produced them.
+type Factors<'a, T> = (&'a Option<Vec<Vec<T>>>, &'a Option<Vec<Vec<i32>>>);
+
+/// The getrf row's comparison with cuBLAS: with the same pivots, the factors' largest relative
+/// difference; with different pivots (both valid partial-pivoting choices, for instance by
+/// different magnitudes of complex numbers), each side's [`lu_residual`] instead, the
+/// difference then left empty and a warning added where either side's exceeds `10·n·ε`.
+fn getrf_diff<T: Scalar>(
+    a: &[Vec<T>],
+    sizes: &[usize],
+    (f_ours, p_ours): Factors<'_, T>,
+    (f_cb, p_cb): Factors<'_, T>,
+    warn: &mut Vec<String>,
+) -> Option<f64> {
+    let differ = matches!((p_ours, p_cb), (Some(po), Some(pc)) if po != pc);
+    if !differ {
+        return diff_of(f_ours, f_cb);
+    }
+    let n = sizes.iter().copied().max().unwrap_or(1);
+    let limit = 10.0 * n as f64 * T::epsilon().to_c64().re;
+    let fmt = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1e}"));
+    let (ro, rc) = (
+        lu_residual_of(a, f_ours, p_ours, sizes),
+        lu_residual_of(a, f_cb, p_cb, sizes),
+    );
+    warn.push(format!(
+        "pivots differ (|PA−LU|/|L||U|: ours {}, cuBLAS {})",
+        fmt(ro),
+        fmt(rc)
+    ));
+    for (who, r) in [("our", ro), ("cuBLAS", rc)] {
+        if r.is_some_and(|r| r.is_nan() || r > limit) {
+            warn.push(format!("{who} factors fail |PA−LU| ≤ 10nε·|L||U|"));
+        }
+    }
+    None
+}
+
 /// Condition estimate `max_k ‖A_k‖₁·‖A_k⁻¹‖₁` over the checked matrices.
 fn cond_estimate<T: Scalar>(a: &[Vec<T>], inv: &[Vec<T>], sizes: &[usize]) -> f64 {
     a.iter()
@@ -568,11 +672,13 @@ fn uniform<T: CublasLu>(
         let cond = cond_estimate(&a_checked, x, &vec![n; checked.len()]);
         model::tolerance(n, T::epsilon().to_c64().re, cond)
     });
-    if let (Some(po), Some(pc)) = (&p_ours, &p_cb) {
-        if po != pc {
-            warn_rf.push("pivots differ".into());
-        }
-    }
+    let rf_diff = getrf_diff(
+        &a_checked,
+        &vec![n; checked.len()],
+        (&f_ours, &p_ours),
+        (&f_cb, &p_cb),
+        &mut warn_rf,
+    );
     let shape = Shape {
         dtype: dtype::<T>(),
         sizes: &sizes,
@@ -588,7 +694,7 @@ fn uniform<T: CublasLu>(
         ours_note: "",
         base: cb_rf,
         lu_op: LuOp::Getrf,
-        diff: diff_of(&f_ours, &f_cb),
+        diff: rf_diff,
         warning: warn_rf,
     });
     push(Pair {
@@ -864,11 +970,13 @@ fn var<T: CublasLu>(
         let n_max = checked_n.iter().copied().max().unwrap_or(hi);
         model::tolerance(n_max, T::epsilon().to_c64().re, cond)
     });
-    if let (Some(po), Some(pc)) = (&p_ours, &p_cb) {
-        if po != pc {
-            warn_rf.push("pivots differ".into());
-        }
-    }
+    let rf_diff = getrf_diff(
+        &a_checked,
+        &checked_n,
+        (&f_ours, &p_ours),
+        (&f_cb, &p_cb),
+        &mut warn_rf,
+    );
     let groups_label = format!("({} calls, one per order)", groups.len());
     let shape = Shape {
         dtype: dtype::<T>(),
@@ -887,7 +995,7 @@ fn var<T: CublasLu>(
             ours_note: "",
             base: cb_rf,
             lu_op: LuOp::Getrf,
-            diff: diff_of(&f_ours, &f_cb),
+            diff: rf_diff,
             warning: warn_rf,
         },
     ));
@@ -939,7 +1047,7 @@ pub fn time_out_of_place(
 
 #[cfg(test)]
 mod tests {
-    use super::{matrices, solve_residual};
+    use super::{lu_residual, matrices, solve_residual};
 
     /// Two matrices (orders 2 and 3 at offsets 0 and 4, one gap element between them): the
     /// harness's matrices are the general ones plus n on each diagonal, nothing else.
@@ -970,5 +1078,21 @@ mod tests {
         let b = [3.0, 4.0];
         assert_eq!(solve_residual(2, &a, &[1.0, 1.0], &b), 0.0);
         assert_eq!(solve_residual(2, &a, &[0.0, 0.0], &b), 4.0 / 4.0);
+    }
+
+    /// `A = [[1, 2], [3, 4]]` (column-major `[1, 3, 2, 4]`): partial pivoting takes row 2
+    /// first, `L = [[1, 0], [1/3, 1]]`, `U = [[3, 4], [0, 2/3]]`, exact in binary to within
+    /// rounding; the same factors with the pivot left out, or a wrong U entry, are order-1
+    /// wrong, and an out-of-range pivot gives NaN.
+    #[test]
+    fn lu_residual_of_right_and_wrong_factors() {
+        let a = [1.0f64, 3.0, 2.0, 4.0];
+        let f = [3.0, 1.0 / 3.0, 4.0, 2.0 - 4.0 / 3.0];
+        assert!(lu_residual(2, &a, &f, &[2, 2]) < 4.0 * f64::EPSILON);
+        assert!(lu_residual(2, &a, &f, &[1, 2]) > 0.1);
+        let wrong_u = [3.0, 1.0 / 3.0, 5.0, 2.0 - 4.0 / 3.0];
+        assert!(lu_residual(2, &a, &wrong_u, &[2, 2]) > 0.1);
+        assert!(lu_residual(2, &a, &f, &[3, 2]).is_nan());
+        assert!(lu_residual(2, &a, &f, &[0, 2]).is_nan());
     }
 }
