@@ -9,7 +9,10 @@
 //! entries from the Batched LU Version 12 sweep); see `docs/perf-notes.md` for the sweeps. Orders
 //! between the measured ones use the entry of the next larger measured order; orders above
 //! 256 use the entry of 256, except where a later sweep at 384 and 512 (f64 and c128) found
-//! better: the f64 solve kernels with 128 threads there.
+//! better: the f64 solve kernels with 128 threads there; and above 384 the factorization runs
+//! 256-thread blocks (Batched LU Version 12, measured further: at n = 512 the panel's shared
+//! memory leaves room for three blocks per multiprocessor whatever their size, and 256 threads
+//! took 5–24 % less time than 128 for every type).
 
 use gpu_blas::Scalar;
 
@@ -83,7 +86,8 @@ const REAL_SINGLE: Table = &[
     (100, c(16, 96, R48), c(8, 64, R64)),
     (128, c(16, 64, R48), c(8, 64, R64)),
     (190, c(16, 96, R48), c(8, 64, R64)),
-    (usize::MAX, c(16, 128, R48), c(8, 64, R64)),
+    (384, c(16, 128, R48), c(8, 64, R64)),
+    (usize::MAX, c(16, 256, R48), c(8, 64, R64)),
 ];
 // The factorization at 49..256 re-swept with its update on the tensor cores (docs/perf-notes.md,
 // Batched LU Version 11): 16-wide panels from 49 on; re-swept again at 64..256 in Version 12
@@ -94,9 +98,11 @@ const REAL_DOUBLE: Table = &[
     (64, c(16, 64, R48), c(8, 64, R64)),
     (128, c(16, 96, R64), c(8, 64, R64)),
     (256, c(16, 128, R64), c(8, 64, R64)),
-    // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
-    // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
-    (usize::MAX, c(16, 128, R80), c(8, 128, R64)),
+    // Swept at 384 and 512 with 64..128 threads: the factorization's best stayed; getri
+    // 136.4 → 123.8 ms (n = 384, batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with
+    // 128 threads.
+    (384, c(16, 128, R80), c(8, 128, R64)),
+    (usize::MAX, c(16, 256, R80), c(8, 128, R64)),
 ];
 // Factorization at 64..190 and the inverse at 256 re-swept in Version 12.
 const COMPLEX_SINGLE: Table = &[
@@ -105,16 +111,19 @@ const COMPLEX_SINGLE: Table = &[
     (128, c(16, 64, R80), c(8, 64, R64)),
     (190, c(16, 96, R80), c(8, 64, R64)),
     (256, c(16, 128, R80), c(8, 64, R80)),
-    // Swept at 384 and 512: the factorization's best stays; getri 136.4 → 123.8 ms (n = 384,
-    // batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with 128 threads.
-    (usize::MAX, c(16, 128, R80), c(8, 128, R64)),
+    // Swept at 384 and 512 with 64..128 threads: the factorization's best stayed; getri
+    // 136.4 → 123.8 ms (n = 384, batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with
+    // 128 threads.
+    (384, c(16, 128, R80), c(8, 128, R64)),
+    (usize::MAX, c(16, 256, R80), c(8, 128, R64)),
 ];
 // The factorization at 64 and 190 and the inverse at 190 re-swept in Version 12.
 const COMPLEX_DOUBLE: Table = &[
     (64, c(8, 64, R80), c(8, 64, R64)),
     (128, c(8, 64, R80), c(8, 64, R80)),
     (190, c(8, 96, R80), c(8, 96, R80)),
-    (usize::MAX, c(8, 128, R80), c(8, 128, R80)),
+    (384, c(8, 128, R80), c(8, 128, R80)),
+    (usize::MAX, c(8, 256, R80), c(8, 128, R80)),
 ];
 
 /// The configuration of the blocked `kernel` of type `T` at order `n`.
