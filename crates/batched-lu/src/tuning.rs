@@ -111,9 +111,8 @@ const COMPLEX_SINGLE: Table = &[
     (128, c(16, 64, R80), c(8, 64, R64)),
     (190, c(16, 96, R80), c(8, 64, R64)),
     (256, c(16, 128, R80), c(8, 64, R80)),
-    // Swept at 384 and 512 with 64..128 threads: the factorization's best stayed; getri
-    // 136.4 → 123.8 ms (n = 384, batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with
-    // 128 threads.
+    // Above 256 the solve entry follows f64's (the same element size; the sweep at 384 and 512
+    // covered f64 and c128 only).
     (384, c(16, 128, R80), c(8, 128, R64)),
     (usize::MAX, c(16, 256, R80), c(8, 128, R64)),
 ];
