@@ -73,11 +73,9 @@ fn sweep_one<T: Scalar>(cx: &LuCtx<'_>, n: usize, wanted: usize) -> Result<Vec<T
     };
     let mut out = Vec::new();
     let configs = widths.iter().flat_map(|&nb| {
-        let big: &[u32] = if n >= 384 { &[256] } else { &[] };
-        [64u32, 96, 128]
-            .iter()
-            .chain(big)
-            .copied()
+        [64u32, 96, 128, 256]
+            .into_iter()
+            .filter(move |&threads| threads < 256 || n >= 384)
             .flat_map(move |threads| {
                 [RegCap::R80, RegCap::R64, RegCap::R48]
                     .into_iter()
