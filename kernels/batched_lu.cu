@@ -62,53 +62,68 @@ struct Batch {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Validity scans: the smallest flat index of a non-finite element of A, or of a pivot outside
-// 1..n_k. One warp per matrix; `first_bad` must hold ~0ull before the launch.
+// Validation, per matrix and with no host round trip: a matrix holding a NaN or an infinity is
+// left as it was by the factorization; its pivots become 1..n and its info −1 − e, e the
+// column-major position of its first non-finite entry. The register kernels (n <= 32, the
+// block-register LU) and the f64 blocked kernel check the matrix they hold before their first
+// store; for the other types' blocked kernels `nonfinite_info_scan` runs first, on the same
+// stream, and the factorization skips the matrices it marked (checking inside cost those
+// kernels 15-40 %, through their register allocation: docs/perf-notes.md, Batched LU
+// Version 13). The solves and inverses give a matrix whose pivots leave 1..n NaN outputs, as
+// they do for a singular one.
 
-// Each lane loads SCAN_U elements before testing any of them: with a test (and a possible
-// exit) after every load, a lane had one load in flight and the scan read 1.2–1.8 TB/s; with
-// four, 1.9–2.9 TB/s (docs/perf-notes.md, Version 8).
-constexpr int SCAN_U = 4;
+// "No bad position" for the min-reductions of the validation.
+constexpr int NO_BAD = 0x7fffffff;
 
-template <class T>
-__device__ void nonfinite_scan(const T* __restrict__ a, Batch b, int batch, unsigned long long* first_bad) {
-    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    const int nwarps = (gridDim.x * blockDim.x) >> 5;
-    for (int k = warp; k < batch; k += nwarps) {
-        const i64 nn = (i64)b.order(k) * b.order(k), base = b.a_at(k);
-        i64 bad = -1;
-        for (i64 e0 = lane; e0 < nn && bad < 0; e0 += 32 * SCAN_U) {
-            T v[SCAN_U];
+// The info of a matrix whose first non-finite entry is at column-major position e.
+__device__ __forceinline__ int nonfinite_info(int e) { return -1 - e; }
+
+// The smallest column-major position e = t0, t0 + nt, ... < nn of a non-finite element of
+// the matrix a, or NO_BAD. Each thread has VAL_U loads in flight before it tests any of them
+// (one at a time read the batch at 1.2–1.8 TB/s, four at 1.9–2.9 TB/s in the separate scan
+// this replaced; docs/perf-notes.md, Version 8); its positions increase, so the first it
+// finds is its smallest.
+constexpr int VAL_U = 8;
+template <class T> __device__ int first_nonfinite(const T* __restrict__ a, int nn, int t0, int nt) {
+    for (int e0 = t0; e0 < nn; e0 += VAL_U * nt) {
+        T v[VAL_U];
 #pragma unroll
-            for (int u = 0; u < SCAN_U; ++u) v[u] = e0 + 32 * u < nn ? a[base + e0 + 32 * u] : zero<T>();
-            // In order, so a lane reports its first bad element.
+        for (int u = 0; u < VAL_U; ++u) v[u] = e0 + u * nt < nn ? a[e0 + u * nt] : zero<T>();
 #pragma unroll
-            for (int u = 0; u < SCAN_U; ++u)
-                if (bad < 0 && !finite_t(v[u])) bad = base + e0 + 32 * u;
-        }
-        if (bad >= 0) atomicMin(first_bad, (unsigned long long)bad);
+        for (int u = 0; u < VAL_U; ++u)
+            if (!finite_t(v[u])) return e0 + u * nt;
     }
+    return NO_BAD;
 }
 
-__device__ void pivot_scan(const int* __restrict__ piv, Batch b, int batch, unsigned long long* first_bad) {
+// The block-wide smallest of the threads' `bad` positions (every thread gets it), through the
+// int at `slot` in shared memory, free for the caller's use around it. Only on the path of a
+// matrix found bad: three barriers.
+__device__ __forceinline__ int block_min_bad(int bad, int* slot) {
+    if (threadIdx.x == 0) *slot = NO_BAD;
+    __syncthreads();
+    if (bad != NO_BAD) atomicMin(slot, bad);
+    __syncthreads();
+    const int e = *slot;
+    __syncthreads();
+    return e;
+}
+
+// One warp per matrix (grid-stride): info[k] = 0 for a finite matrix; for one with a non-finite
+// entry, info[k] = −1 − e and pivots 1..n, the marks the blocked factorization of f32, c64 and
+// c128 (`validate_inside` false) reads at its start. Every info entry is written.
+template <class T>
+__device__ void nonfinite_info_scan(const T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, Batch b,
+                                    int batch) {
     const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
     const int nwarps = (gridDim.x * blockDim.x) >> 5;
     for (int k = warp; k < batch; k += nwarps) {
         const int n = b.order(k);
-        const i64 base = b.p_at(k);
-        for (int e = lane; e < n; e += 32) {
-            const int p = piv[base + e];
-            if (p < 1 || p > n) {
-                atomicMin(first_bad, (unsigned long long)(base + e));
-                break;
-            }
-        }
+        const unsigned e = __reduce_min_sync(0xffffffffu, (unsigned)first_nonfinite(a + b.a_at(k), n * n, lane, 32));
+        if (e != (unsigned)NO_BAD)
+            for (int i = lane; i < n; i += 32) ipiv[b.p_at(k) + i] = i + 1;
+        if (lane == 0) info[k] = e == (unsigned)NO_BAD ? 0 : nonfinite_info((int)e);
     }
-}
-
-extern "C" __global__ void pivot_scan_i(const int* piv, int batch, int n, const int* ns, const i64* poff,
-                                        unsigned long long* first_bad) {
-    pivot_scan(piv, Batch{n, 0, 0, ns, nullptr, poff, nullptr}, batch, first_bad);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,7 +306,24 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
             }
         }
     }
-    if (row) {
+    // Validation after the steps, so that it holds no register through them: every step keeps a
+    // NaN or an infinity in the slot it started in (x − y, x·y and x / y are non-finite when x
+    // is, and a zero pivot divides nothing), so a matrix with a non-finite entry has one in its
+    // factors. Only then is the matrix, not yet written, read again to tell non-finite input
+    // (left as it was) from an overflow of finite input (stored, as LAPACK does).
+    unsigned bad_e = NO_BAD;
+    bool nf = false;
+#pragma unroll
+    for (int j = 0; j < W; ++j) nf |= row && j < n && !finite_t(r[j]);
+    if ((__ballot_sync(0xffffffffu, nf) & gm) != 0u) {
+        for (int j = n - 1; row && j >= 0; --j)
+            if (!finite_t(A[gl + (i64)j * n])) bad_e = gl + j * n;
+        bad_e = __reduce_min_sync(gm, bad_e);
+    }
+    if (row && bad_e != NO_BAD) {
+        ipiv[(i64)k * n + gl] = gl + 1;
+        if (gl == 0) info[k] = nonfinite_info((int)bad_e);
+    } else if (row) {
 #pragma unroll
         for (int j = 0; j < W; ++j)
             if (j < n) A[pos + (i64)j * n] = r[j];
@@ -315,6 +347,7 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
     const int nn = live ? n * n : 0;
     // Where column gl of P^T I has its one: follow row gl through the interchanges.
     int at = gl;
+    bool bad_piv = false;
     // Real types and groups of up to 16 lanes issue every load of the group at once (the
     // n² ≤ W² factors, W per lane, and the pivots) before the first use; the complex 32-lane
     // kernels (64 and 128 registers of staging) keep one load per loop step.
@@ -329,6 +362,8 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
         int pv[W];
 #pragma unroll
         for (int j = 0; j < W; ++j) pv[j] = (live && j < n) ? ipiv[(i64)k * n + j] - 1 : 0;
+#pragma unroll
+        for (int j = 0; j < W; ++j) bad_piv |= j < n && (pv[j] < 0 || pv[j] >= n);
         if (nn > 0) {
             TileWalk t(gl, W, n);
 #pragma unroll
@@ -349,9 +384,15 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
                 t.step();
             }
         }
-        for (int j = 0; live && j < n; ++j) at = swapped(at, j, ipiv[(i64)k * n + j] - 1);
+        for (int j = 0; live && j < n; ++j) {
+            const int p = ipiv[(i64)k * n + j] - 1;
+            bad_piv |= p < 0 || p >= n;
+            at = swapped(at, j, p);
+        }
     }
-    bool bad = live && info[k] != 0;
+    // A pivot outside 1..n (only from elsewhere than getrf) moves `at` nowhere in memory, but
+    // the matrix gets NaN, as a singular one does.
+    bool bad = live && (bad_piv || info[k] != 0);
     __syncwarp();
     for (int j = 0; live && j < n; ++j) bad = bad || is_zero_v(F[j + j * LD]);
     T x[W];
@@ -471,6 +512,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         int pj = j;
         for (int s = 0; s < n; ++s) pj = swapped(pj, s, pv[s]);
         at[j] = pj;
+        // A pivot outside 1..n: NaN, as for a singular matrix (`at` is only compared).
+        bad |= pv[j] < 0 || pv[j] >= n;
     }
     if (threadIdx.x == 0) bad |= info[k] != 0;
     bad = __syncthreads_or(bad);
@@ -719,6 +762,29 @@ __device__ void getrf_rows(T* __restrict__ a, int* __restrict__ ipiv, int* __res
     }
     s.inf = 0;
     s.steps(std::make_integer_sequence<int, NMAX>{});
+    // Validation after the steps, as in `getrf_small`: non-finite factors only come from
+    // non-finite input or an overflow, and the matrix, not yet written, tells them apart.
+    bool nf = false;
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+#pragma unroll
+        for (int c = 0; c < NMAX; ++c) nf |= s.live[i] && c < n && !finite_t(s.v[i][c]);
+    if (__syncthreads_or(nf)) {
+        int bad = NO_BAD;
+        for (int i = 0; i < R; ++i) {
+            const int row = s.t + S::NT * i;
+            for (int c = n - 1; s.live[i] && c >= 0; --c)
+                if (!finite_t(A[row + (i64)c * n])) bad = min(bad, row + c * n);
+        }
+        // The row buffers are free once every thread is past the last step's reads.
+        __syncthreads();
+        const int e = block_min_bad(bad, reinterpret_cast<int*>(smem));
+        if (e != NO_BAD) {
+            for (int i = s.t; i < n; i += S::NT) ipiv[mk * n + i] = i + 1;
+            if (s.t == 0) info[mk] = nonfinite_info(e);
+            return;
+        }
+    }
 #pragma unroll
     for (int i = 0; i < R; ++i) {
         if (!s.live[i]) continue;
@@ -998,6 +1064,10 @@ template <class T> __host__ __device__ constexpr bool late_rows() { return std::
 // docs/perf-notes.md, Batched LU Version 12, which also has the library build's measurements.
 template <class T> __host__ __device__ constexpr bool diag_pairs() { return !std::is_same<T, double>::value; }
 template <class T> __host__ __device__ constexpr bool list_swaps() { return !std::is_same<T, cf64>::value; }
+// Whether the blocked factorization checks its matrix itself (f64: while warp 0 factors the first
+// panel, the other warps read the matrix; 0.2–2.5 % of the kernel's time) or finds the marks of
+// `nonfinite_info_scan` (the other types, whose kernels lost 15–40 % to the check inside).
+template <class T> __host__ __device__ constexpr bool validate_inside() { return std::is_same<T, double>::value; }
 
 // Shared memory of the blocked kernels: panel (ld x NB: np = n rounded up to a multiple of NB
 // rows, ld = blocked_ld(np) its leading dimension, padding zero), diagonal block (NB x NB), the
@@ -1284,6 +1354,8 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         if (threadIdx.x == 0) info[k] = 0;
         return;
     }
+    // Marked by the scan: left as it was (the scan wrote its pivots and info).
+    if (!validate_inside<T>() && info[k] < 0) return;
     T* a = abase + b.a_at(k);
     int* ipiv = pivbase + b.p_at(k);
     Smem<T, NB> sm(dyn_smem, n);
@@ -1312,6 +1384,10 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         // the work, and one warp took 5–11 % longer).
         int* swp = sm.swp;
         int piv_c = 0;
+        // Validation (`validate_inside`), before the first store into a (the panel's, below):
+        // the smallest position of a non-finite entry, read by the other warps while warp 0
+        // factors the first panel (by warp 0 after the panel in a block of one warp).
+        int bad = NO_BAD;
         if constexpr (block_panel<T>()) {
             inf = panel_block<T, NB>(P, ldp, n, j0, w, ipiv, sm, inf, piv_c);
             if constexpr (list_swaps<T>()) {
@@ -1322,8 +1398,19 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
             if (threadIdx.x < 32) {
                 inf = panel_warp<T>(P, ldp, n, j0, w, ipiv, sm.perm, inf, piv_c);
                 if constexpr (list_swaps<T>()) swap_list<NB>(piv_c, j0, w, swp);
+                if (validate_inside<T>() && j0 == 0 && blockDim.x == 32)
+                    bad = first_nonfinite(a, n * n, threadIdx.x, 32);
+            } else if (validate_inside<T>() && j0 == 0) {
+                bad = first_nonfinite(a, n * n, threadIdx.x - 32, blockDim.x - 32);
             }
-            __syncthreads();
+            if (!validate_inside<T>() || j0 > 0) __syncthreads();
+        }
+        if (validate_inside<T>() && j0 == 0 && __syncthreads_or(bad != NO_BAD)) {
+            // The diagonal block is free until the next panel's update.
+            const int e = block_min_bad(bad, reinterpret_cast<int*>(sm.D));
+            for (int i = threadIdx.x; i < n; i += blockDim.x) ipiv[i] = i + 1;
+            if (threadIdx.x == 0) info[k] = nonfinite_info(e);
+            return;
         }
         // The panel goes back in LAPACK order; its interchanges (rows j0.. only) are applied to
         // the columns left of it (`left_swaps`; c128: a thread per column). Columns right of the
@@ -1370,10 +1457,14 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
     Smem<T, NB> sm(dyn_smem, n, MODE != 3);
     T* P = sm.P;
     const int ldp = sm.ld;
-    // The singular test: info, or (inverses) an exactly-zero U(j, j).
+    // The singular test: info, or (inverses) an exactly-zero U(j, j); and the pivots' range
+    // (one outside 1..n, only from elsewhere than getrf, would index outside the permutation).
     int bad = info != nullptr && info[k] != 0;
-    if (MODE == 3)
-        for (int j = threadIdx.x; j < n; j += blockDim.x) bad |= is_zero_v(a[j + (i64)j * n]);
+    for (int j = threadIdx.x; j < n; j += blockDim.x) {
+        const int p = ipiv[j];
+        bad |= p < 1 || p > n;
+        if (MODE == 3) bad |= is_zero_v(a[j + (i64)j * n]);
+    }
     if (__syncthreads_or(bad)) {
         for (int e = threadIdx.x; e < n * w; e += blockDim.x) X[e % n + (i64)(c0 + e / n) * n] = nan_t<T>();
         return;
@@ -1424,14 +1515,6 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
                    const i64 *xoff
 #define BATCH Batch{n, a_stride, x_stride, ns, aoff, poff, xoff}
 
-// The gate of a kernel queued right behind a validity scan on the same stream: the scan's word
-// (or null: no gate). The word still holds ~0 when the scan found nothing; otherwise the
-// kernel writes nothing, so a call that reports the scan's error has left every buffer as it
-// was, without a host round trip between the scan and the kernel.
-__device__ __forceinline__ bool gate_closed(const unsigned long long* gate) {
-    return gate != nullptr && *(const volatile unsigned long long*)gate != ~0ull;
-}
-
 // Resident 128-thread blocks asked of ptxas for the register factorization: room for the row
 // (W elements) and 32 to 40 more registers. Without a minimum, ptxas keeps more of the pivot
 // row in flight and the larger kernels lose a fifth of their resident warps.
@@ -1443,16 +1526,14 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 
 #define SMALL(T, P, W)                                                                                         \
     extern "C" __global__ void __launch_bounds__(128, small_minb(sizeof(T), W)) getrf_small_w##W##_##P(    \
-        T* a, int* ipiv, int* info, int batch, int n, i64 stride, const unsigned long long* gate) {           \
+        T* a, int* ipiv, int* info, int batch, int n, i64 stride) {           \
         __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
-        if (gate_closed(gate)) return;                                                                       \
         getrf_small<T, W, small_red(W), small_smem(W)>(a, ipiv, info, batch, n, stride,                        \
                                                        reinterpret_cast<T*>(rows));                          \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
         getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \
-                               i64 a_stride, i64 inv_stride, const unsigned long long* gate) {               \
-        if (gate_closed(gate)) return;                                                                       \
+                               i64 a_stride, i64 inv_stride) {               \
         getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
     }
 
@@ -1461,8 +1542,8 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 #define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW)                                                              \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
-             i64 inv_stride, const unsigned long long* gate) {                                                \
-        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
+             i64 inv_stride) {                                                \
+        if (blockIdx.x >= (unsigned)batch) return;                                       \
         getri_mid<T, NW, CPW, R, TRI, HW>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);             \
     }
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
@@ -1509,10 +1590,9 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // The register factorization of orders up to NMAX with NW warps and R rows per thread.
 #define ROWS(T, P, NW, R, NMAX)                                                                              \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
-        getrf_rows_w##NW##_r##R##_n##NMAX##_##P(T* a, int* ipiv, int* info, int batch, int n, i64 stride,     \
-                                                const unsigned long long* gate) {                             \
+        getrf_rows_w##NW##_r##R##_n##NMAX##_##P(T* a, int* ipiv, int* info, int batch, int n, i64 stride) {                             \
         __shared__ __align__(16) unsigned char sm[rows_smem<T, NW, NMAX>()];                                 \
-        if (gate_closed(gate) || blockIdx.x >= (unsigned)batch) return;                                       \
+        if (blockIdx.x >= (unsigned)batch) return;                                       \
         getrf_rows<T, NW, R, NMAX>(a, ipiv, info, n, stride, sm);                                             \
     }
 // The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Version 8): f32 one warp of
@@ -1530,24 +1610,19 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // tuning table picks the variant per type and order.
 #define BLOCKED_V(T, P, NB, CPT, SUF, MINB)                                                              \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
-        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS,                           \
-                                        const unsigned long long* gate) {                                \
-        if (gate_closed(gate)) return;                                                                   \
+        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS) {                                \
         if (blockIdx.x < (unsigned)batch) getrf_blocked<T, NB, CPT>(a, ipiv, info, BATCH);              \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
         getrs_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs,    \
-                                        int chunks, int trans, BATCH_ARGS,                               \
-                                        const unsigned long long* gate) {                                \
-        if (gate_closed(gate)) return;                                                                   \
+                                        int chunks, int trans, BATCH_ARGS) {                                \
         if (trans == 0) solve_blocked<T, NB, CPT, 0>(a, ipiv, info, x, nrhs, chunks, BATCH);             \
         else if (trans == 1) solve_blocked<T, NB, CPT, 1>(a, ipiv, info, x, nrhs, chunks, BATCH);        \
         else solve_blocked<T, NB, CPT, 2>(a, ipiv, info, x, nrhs, chunks, BATCH);                        \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
         getri_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int chunks,  \
-                                        BATCH_ARGS, const unsigned long long* gate) {                    \
-        if (gate_closed(gate)) return;                                                                   \
+                                        BATCH_ARGS) {                    \
         solve_blocked<T, NB, CPT, 3>(a, ipiv, info, x, 0, chunks, BATCH);                                \
     }
 
@@ -1557,8 +1632,8 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
     BLOCKED_V(T, P, NB, CPT, _r48, 5)
 
 #define COMMON(T, P)                                                                                         \
-    extern "C" __global__ void nonfinite_scan_##P(const T* a, BATCH_ARGS, unsigned long long* first_bad) {   \
-        nonfinite_scan(a, BATCH, batch, first_bad);                                                          \
+    extern "C" __global__ void nonfinite_info_scan_##P(const T* a, int* ipiv, int* info, BATCH_ARGS) {       \
+        nonfinite_info_scan(a, ipiv, info, BATCH, batch);                                                    \
     }                                                                                                        \
     SMALL(T, P, 4)                                                                                           \
     SMALL(T, P, 8)                                                                                           \

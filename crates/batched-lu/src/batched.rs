@@ -2,9 +2,10 @@
 
 use crate::check::{self, dims};
 use crate::gpu::{self, Desc};
-use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
+use crate::kernel::{getrf_checked, getri_one, getrs_one, has_zero_pivot, nan, pivots_in_range};
+use crate::status;
 use gpu_blas::blas2::Trans;
-use gpu_blas::{Device, DeviceVec, Result, Scalar};
+use gpu_blas::{DeviceVec, Result, Scalar};
 use rayon::prelude::*;
 
 /// Where the matrices of a uniform batch lie in one buffer.
@@ -79,6 +80,68 @@ impl BatchLayout {
     fn is_empty(&self) -> bool {
         self.n == 0 || self.batch == 0
     }
+
+    /// Reads the `info` of a factorization of this batch back (waiting for the work queued before
+    /// it) and returns it, or fails with [`NonFinite`](gpu_blas::Error::NonFinite) at the first
+    /// matrix `k` that was not factored for holding a NaN or an infinity: `index` is the flat index
+    /// `k·stride + e` of that entry in `a` (see [`MatrixStatus`](crate::MatrixStatus)). Singular
+    /// matrices are no error here: their entries are returned.
+    ///
+    /// # Errors
+    /// [`NonFinite`](gpu_blas::Error::NonFinite) as above;
+    /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for `info.len() ≠ batch`.
+    ///
+    /// ```
+    /// use batched_lu::{inverse_batched, BatchLayout};
+    /// use gpu_blas::{Device, DeviceVec, Error};
+    /// let dev = Device::cpu();
+    /// let l = BatchLayout::packed(2, 2);
+    /// let a = DeviceVec::from_slice(&dev, &[2.0f64, 0.0, 0.0, 2.0, 1.0, 2.0, f64::INFINITY, 4.0])?;
+    /// let mut inv = DeviceVec::zeros(&dev, 8)?;
+    /// let info = inverse_batched(l, &a, &mut inv, 4)?;
+    /// assert_eq!(l.check_info(&info), Err(Error::NonFinite { op: "getrf_batched", index: 6 }));
+    /// assert_eq!(inv.to_vec()?[..4], [0.5, 0.0, 0.0, 0.5]); // matrix 0 was inverted
+    /// assert!(inv.to_vec()?[4..].iter().all(|v| v.is_nan()));
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn check_info(&self, info: &DeviceVec<i32>) -> Result<Vec<i32>> {
+        status::check_info("getrf_batched", info, self.batch, |k| {
+            k.saturating_mul(self.stride)
+        })
+    }
+
+    /// Reads `pivots` back and fails with [`OutOfBounds`](gpu_blas::Error::OutOfBounds) at the
+    /// first pivot outside `1..=n` of its matrix, for pivots that do not come from
+    /// [`getrf_batched`] (whose pivots are always in range; [`getrs_batched`] and
+    /// [`getri_batched`] give NaN for a matrix whose pivots are not).
+    ///
+    /// # Errors
+    /// [`OutOfBounds`](gpu_blas::Error::OutOfBounds) as above, naming the flat index;
+    /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
+    /// `pivots.len() ≠ n·batch`.
+    ///
+    /// ```
+    /// use batched_lu::BatchLayout;
+    /// use gpu_blas::{Device, DeviceVec, Error};
+    /// let dev = Device::cpu();
+    /// let l = BatchLayout::packed(2, 2);
+    /// assert!(l.check_pivots(&DeviceVec::from_slice(&dev, &[2, 2, 1, 2])?).is_ok());
+    /// let r = l.check_pivots(&DeviceVec::from_slice(&dev, &[2, 2, 3, 2])?);
+    /// assert!(matches!(r, Err(Error::OutOfBounds { .. })));
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn check_pivots(&self, pivots: &DeviceVec<i32>) -> Result<()> {
+        const OP: &str = "check_pivots";
+        check::pivot_range(OP, self.n)?;
+        let len = self.n.checked_mul(self.batch).ok_or_else(|| {
+            dims(
+                OP,
+                format!("n·batch overflows ({} · {})", self.n, self.batch),
+            )
+        })?;
+        let n = self.n;
+        status::check_pivots(OP, pivots, len, (0..self.batch).map(|k| (n, k * n)))
+    }
 }
 
 /// Validates a right-hand-side layout: `b_stride ≥ n·nrhs` and `b` long enough.
@@ -109,87 +172,19 @@ fn check_inv(op: &'static str, l: &BatchLayout, inv_len: usize, inv_stride: usiz
     check::at_least(op, "inv", inv_len, need)
 }
 
-fn all_finite<T: Scalar>(op: &'static str, l: &BatchLayout, a: &[T]) -> Result<()> {
-    let nn = l.n * l.n;
-    (0..l.batch)
-        .try_for_each(|k| check::finite(op, &a[k * l.stride..k * l.stride + nn], k * l.stride))
-}
-
-fn all_pivots_valid(op: &'static str, l: &BatchLayout, piv: &[i32]) -> Result<()> {
-    piv.chunks(l.n.max(1))
-        .enumerate()
-        .try_for_each(|(k, p)| check::pivots_valid(op, l.n, p, k * l.n))
-}
-
-/// On a GPU: queues the scan of `a` (device address `ap` on `dev`) for non-finite values,
-/// then `then(gate)`, whose kernels take the scan's word as their gate (they write nothing when
-/// the scan found something), and waits once for both. Fails with
-/// [`Error::NonFinite`](gpu_blas::Error::NonFinite) at the first NaN or infinity inside a
-/// matrix, having written nothing.
-pub(crate) fn gpu_finite_then<T: Scalar>(
-    op: &'static str,
-    d: &Desc,
-    (dev, ap): (&Device, u64),
-    then: impl FnOnce(u64) -> Result<()>,
-) -> Result<()> {
-    match gpu::first_nonfinite_then::<T>(op, d, (dev, ap), then)? {
-        None => Ok(()),
-        Some(index) => Err(gpu_blas::Error::NonFinite { op, index }),
-    }
-}
-
 /// Factors, pivots and `info` of a batch.
 type Factored<T> = (DeviceVec<T>, DeviceVec<i32>, DeviceVec<i32>);
 
-/// On a GPU: the factors of a copy of `a` with pivots and `info`, and `then(factors, gate)`
-/// queued behind them, all behind the scan of `a` for non-finite values and gated by it; one
-/// wait. Fails as [`gpu_finite_then`], having written nothing outside the new buffers.
-fn gpu_factor_copy_then<T: Scalar>(
-    op: &'static str,
-    d: &Desc,
-    a: &DeviceVec<T>,
-    then: impl FnOnce(&mut Factored<T>, u64) -> Result<()>,
-) -> Result<Factored<T>> {
-    let mut out = None;
+/// On a GPU: queues the factorization of a copy of `a` into new buffers (factors, pivots and
+/// `info`; `a` is left unchanged) and returns them.
+fn gpu_factor_copy<T: Scalar>(op: &'static str, d: &Desc, a: &DeviceVec<T>) -> Result<Factored<T>> {
     let dev = a.device().clone();
-    gpu_finite_then::<T>(op, d, (&dev, gpu::ptr(a)), |gate| {
-        let mut f = a.try_clone()?;
-        // getrf writes every pivot and every info entry of a uniform batch: no memset needed.
-        let mut piv = DeviceVec::uninit(&dev, d.n * d.batch)?;
-        let mut info = DeviceVec::uninit(&dev, d.batch)?;
-        gpu::getrf(op, d, &mut f, &mut piv, &mut info, gate)?;
-        let mut fac = (f, piv, info);
-        then(&mut fac, gate)?;
-        out = Some(fac);
-        Ok(())
-    })?;
-    out.ok_or_else(|| gpu_blas::Error::Unsupported {
-        op,
-        detail: "the factorization was not queued".into(),
-    })
-}
-
-/// On a GPU: queues the scan of the pivots `piv` (device address `pp` on `dev`), then
-/// `then(gate)` gated by it, and waits once. Fails with
-/// [`Error::OutOfBounds`](gpu_blas::Error::OutOfBounds) at the first pivot outside `1..=n_k`,
-/// having written nothing.
-pub(crate) fn gpu_pivots_then(
-    op: &'static str,
-    d: &Desc,
-    piv: &DeviceVec<i32>,
-    then: impl FnOnce(u64) -> Result<()>,
-) -> Result<()> {
-    let dev = piv.device().clone();
-    match gpu::first_bad_pivot_then(op, d, (&dev, gpu::ptr(piv)), then)? {
-        None => Ok(()),
-        Some(i) => {
-            let v = piv.read_range(i, 1)?[0];
-            Err(gpu_blas::Error::OutOfBounds {
-                op,
-                detail: format!("pivots[{i}] = {v} is not a row index of its matrix (1..=n)"),
-            })
-        }
-    }
+    let mut f = a.try_clone()?;
+    // getrf writes every pivot and every info entry of a uniform batch: no memset needed.
+    let mut piv = DeviceVec::uninit(&dev, d.n * d.batch)?;
+    let mut info = DeviceVec::uninit(&dev, d.batch)?;
+    gpu::getrf(op, d, &mut f, &mut piv, &mut info)?;
+    Ok((f, piv, info))
 }
 
 /// Factors every matrix of the (non-empty) batch in place; returns the pivots and infos.
@@ -200,12 +195,12 @@ fn factor_host<T: Scalar>(l: &BatchLayout, a: &mut [T]) -> (Vec<i32>, Vec<i32>) 
     a.par_chunks_mut(l.stride)
         .zip(piv.par_chunks_mut(n))
         .zip(info.par_iter_mut())
-        .for_each(|((m, p), i)| *i = getrf_one(n, &mut m[..n * n], p));
+        .for_each(|((m, p), i)| *i = getrf_checked(n, &mut m[..n * n], p));
     (piv, info)
 }
 
 /// Solves with every matrix of the (non-empty) batch; matrices whose `info` is non-zero (when
-/// given) get NaN solutions.
+/// given) or whose pivots leave `1..=n` get NaN solutions.
 #[allow(clippy::too_many_arguments)]
 fn solve_host<T: Scalar>(
     l: &BatchLayout,
@@ -224,7 +219,7 @@ fn solve_host<T: Scalar>(
         .for_each(|(k, (x, p))| {
             let x = &mut x[..n * nrhs];
             let m = &a[k * l.stride..k * l.stride + n * n];
-            if info.is_some_and(|i| i[k] != 0) {
+            if info.is_some_and(|i| i[k] != 0) || !pivots_in_range(n, p) {
                 x.fill(nan());
             } else {
                 getrs_one(n, trans, m, p, x, nrhs);
@@ -232,7 +227,8 @@ fn solve_host<T: Scalar>(
         });
 }
 
-/// Inverts every matrix of the (non-empty) batch; singular ones get NaN.
+/// Inverts every matrix of the (non-empty) batch; singular ones (and those whose pivots leave
+/// `1..=n`) get NaN.
 fn invert_host<T: Scalar>(
     l: &BatchLayout,
     a: &[T],
@@ -248,7 +244,7 @@ fn invert_host<T: Scalar>(
         .for_each(|(k, (x, p))| {
             let x = &mut x[..n * n];
             let m = &a[k * l.stride..k * l.stride + n * n];
-            if info[k] != 0 || has_zero_pivot(n, m) {
+            if info[k] != 0 || has_zero_pivot(n, m) || !pivots_in_range(n, p) {
                 x.fill(nan());
             } else {
                 getri_one(n, m, p, x);
@@ -259,12 +255,17 @@ fn invert_host<T: Scalar>(
 /// LU factorization with partial pivoting of every matrix in the batch, in place
 /// (LAPACK `getrf`): `A_k = P_k·L_k·U_k`.
 ///
-/// `L_k` is unit lower triangular (stored below the diagonal of `A_k`, its unit diagonal
-/// implied), `U_k` upper triangular (stored on and above the diagonal). At step `j` the pivot
-/// is the entry of largest `|re| + |im|` on or below the diagonal of column `j` (the first one
-/// on ties) and `pivots[k·n + j]` gets its 1-based row: row `j + 1` was swapped with it.
-/// `info[k]` is 0, or the 1-based index `j + 1` of the first exactly-zero `U_k(j, j)`; the
-/// factorization still completes (as in LAPACK) and the factors satisfy `A_k = P_k·L_k·U_k`.
+/// `L_k` is unit lower triangular (stored below the diagonal of `A_k`, its unit diagonal implied),
+/// `U_k` upper triangular (stored on and above the diagonal). At step `j` the pivot is the entry of
+/// largest `|re| + |im|` on or below the diagonal of column `j` (the first one on ties) and
+/// `pivots[k·n + j]` gets its 1-based row: row `j + 1` was swapped with it. `info[k]` is 0, or the
+/// 1-based index `j + 1` of the first exactly-zero `U_k(j, j)`; the factorization still completes
+/// (as in LAPACK) and the factors satisfy `A_k = P_k·L_k·U_k`. A matrix holding a NaN or an
+/// infinity is not factored: it is left as it was, its pivots are `1..=n` and `info[k] = −1 − e`,
+/// `e` the column-major position of its first non-finite entry; the other matrices are factored all
+/// the same. [`MatrixStatus`](crate::MatrixStatus) decodes an entry, and
+/// [`BatchLayout::check_info`] turns the first non-finite matrix into
+/// [`NonFinite`](gpu_blas::Error::NonFinite).
 ///
 /// Lengths: `a.len() ≥ layout.required_len()`, `pivots.len() = n·batch`, `info.len() = batch`.
 /// On the CPU each matrix is factored on one thread (column by column up to n = 64, blocked
@@ -274,31 +275,40 @@ fn invert_host<T: Scalar>(
 /// panel in shared memory). The panel must fit the GPU's shared memory: with 227 KiB per block
 /// that allows n up to about 6800 (f32), 3400 (f64, c64) and 1700 (c128); larger orders are
 /// [`Unsupported`](gpu_blas::Error::Unsupported).
-/// A GPU call first scans the batch for non-finite values (one read of every matrix and a
-/// synchronization) so that nothing is written on error.
+/// A GPU call checks each matrix inside the kernel that factors it, before that kernel's first
+/// store, and returns once the work is queued, without waiting for it: reading `info` (or the
+/// factors) waits.
 ///
 /// # Errors
 /// Checked before anything is written: [`DeviceMismatch`](gpu_blas::Error::DeviceMismatch),
 /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) (a length or `stride < n²`),
 /// [`SizeTooLarge`](gpu_blas::Error::SizeTooLarge) (`n > i32::MAX` or an overflowing layout),
-/// [`Unsupported`](gpu_blas::Error::Unsupported) for an order too large for the GPU kernels,
-/// and
-/// [`NonFinite`](gpu_blas::Error::NonFinite) with the flat index into `a` of the first NaN or
-/// infinity inside a matrix.
+/// [`Unsupported`](gpu_blas::Error::Unsupported) for an order too large for the GPU kernels.
+/// A non-finite matrix is reported in `info` (above).
 ///
 /// ```
-/// use batched_lu::{getrf_batched, BatchLayout};
-/// use gpu_blas::{Device, DeviceVec};
+/// use batched_lu::{getrf_batched, BatchLayout, MatrixStatus};
+/// use gpu_blas::{Device, DeviceVec, Error};
 /// let dev = Device::cpu();
-/// // Two 2×2 matrices, column-major: [[1, 2], [3, 4]] and [[0, 1], [0, 2]] (singular).
-/// let mut a = DeviceVec::from_slice(&dev, &[1.0f64, 3.0, 2.0, 4.0, 0.0, 0.0, 1.0, 2.0])?;
-/// let mut piv = DeviceVec::zeros(&dev, 4)?;
-/// let mut info = DeviceVec::zeros(&dev, 2)?;
-/// getrf_batched(BatchLayout::packed(2, 2), &mut a, &mut piv, &mut info)?;
-/// assert_eq!(piv.to_vec()?, vec![2, 2, 1, 2]); // row 2 is the first pivot of matrix 0
-/// assert_eq!(info.to_vec()?, vec![0, 1]); // U(1,1) of matrix 1 is exactly zero
+/// // Three 2×2 matrices, column-major: [[1, 2], [3, 4]], [[0, 1], [0, 2]] (singular) and
+/// // one with a NaN at (1, 0).
+/// let mut a = DeviceVec::from_slice(
+///     &dev,
+///     &[1.0f64, 3.0, 2.0, 4.0, 0.0, 0.0, 1.0, 2.0, 5.0, f64::NAN, 6.0, 7.0],
+/// )?;
+/// let mut piv = DeviceVec::zeros(&dev, 6)?;
+/// let mut info = DeviceVec::zeros(&dev, 3)?;
+/// let l = BatchLayout::packed(2, 3);
+/// getrf_batched(l, &mut a, &mut piv, &mut info)?;
+/// assert_eq!(piv.to_vec()?, vec![2, 2, 1, 2, 1, 2]); // row 2 is the first pivot of matrix 0
+/// let status: Vec<_> = info.to_vec()?.into_iter().map(MatrixStatus::from_info).collect();
+/// assert_eq!(status[0], MatrixStatus::Regular);
+/// assert_eq!(status[1], MatrixStatus::Singular { pivot: 1 }); // U(1,1) is exactly zero
+/// assert_eq!(status[2], MatrixStatus::NonFinite { position: 1 }); // left unchanged
+/// assert_eq!(l.check_info(&info), Err(Error::NonFinite { op: "getrf_batched", index: 9 }));
 /// let f = a.to_vec()?;
 /// assert_eq!(&f[..4], &[3.0, 1.0 / 3.0, 4.0, 2.0 - 4.0 / 3.0]); // L21, U11, U12, U22
+/// assert_eq!(f[10..], [6.0, 7.0]);
 /// # Ok::<(), gpu_blas::Error>(())
 /// ```
 pub fn getrf_batched<T: Scalar>(
@@ -318,13 +328,9 @@ pub fn getrf_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, 0);
-        let dev = a.device().clone();
-        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::ptr(a)), |gate| {
-            gpu::getrf(OP, &d, a, pivots, info, gate)
-        });
+        return gpu::getrf(OP, &d, a, pivots, info);
     }
     let mut host = a.to_vec()?;
-    all_finite(OP, &layout, &host)?;
     let (piv, inf) = factor_host(&layout, &mut host);
     a.copy_from_slice(&host)?;
     pivots.copy_from_slice(&piv)?;
@@ -337,12 +343,13 @@ pub fn getrf_batched<T: Scalar>(
 /// `op(A)` is `A`, `Aᵀ` or `Aᴴ` ([`Trans`]). `B_k` is the column-major `n × nrhs` matrix with
 /// leading dimension `n` starting at `b[k·b_stride]` (`b_stride ≥ n·nrhs`; elements between
 /// blocks are untouched). As in LAPACK, `info` is not consulted: factors with a zero `U(j, j)`
-/// give infinities or NaN. Lengths: `a.len() ≥ layout.required_len()`,
-/// `pivots.len() = n·batch`, `b.len() ≥ (batch − 1)·b_stride + n·nrhs`.
+/// give infinities or NaN. A matrix whose pivots leave `1..=n` (never so after
+/// [`getrf_batched`]) gets `X_k` = NaN; [`BatchLayout::check_pivots`] names the first such
+/// pivot. Lengths: `a.len() ≥ layout.required_len()`, `pivots.len() = n·batch`,
+/// `b.len() ≥ (batch − 1)·b_stride + n·nrhs`. A GPU call returns once the work is queued.
 ///
 /// # Errors
-/// As [`getrf_batched`] (without the finiteness check), plus
-/// [`OutOfBounds`](gpu_blas::Error::OutOfBounds) for a pivot outside `1..=n`.
+/// As [`getrf_batched`], checked before anything is written.
 ///
 /// ```
 /// use batched_lu::{getrf_batched, getrs_batched, BatchLayout};
@@ -378,12 +385,9 @@ pub fn getrs_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
-        return gpu_pivots_then(OP, &d, pivots, |gate| {
-            gpu::getrs(OP, &d, trans, a, pivots, None, b, nrhs, gate)
-        });
+        return gpu::getrs(OP, &d, trans, a, pivots, None, b, nrhs);
     }
     let piv = pivots.to_vec()?;
-    all_pivots_valid(OP, &layout, &piv)?;
     let ah = a.to_vec()?;
     let mut bh = b.to_vec()?;
     solve_host(&layout, trans, &ah, &piv, None, &mut bh, nrhs, b_stride);
@@ -394,14 +398,15 @@ pub fn getrs_batched<T: Scalar>(
 /// `Inv_k = A_k⁻¹ = U_k⁻¹·L_k⁻¹·P_kᵀ`, computed by solving `A_k·X = I`.
 ///
 /// `Inv_k` is the column-major `n × n` matrix (leading dimension `n`) at `inv[k·inv_stride]`
-/// (`inv_stride ≥ n²`; elements between matrices untouched). A matrix with `info[k] ≠ 0` (or an
-/// exactly-zero `U_k(j, j)`) has no inverse: its `Inv_k` is filled with NaN, and `info` is the
-/// status saying which outputs are valid. Lengths as in [`getrf_batched`], plus
-/// `inv.len() ≥ (batch − 1)·inv_stride + n²`.
+/// (`inv_stride ≥ n²`; elements between matrices untouched). A matrix with `info[k] ≠ 0` (singular,
+/// or not factored for a non-finite entry; see [`MatrixStatus`](crate::MatrixStatus)), an
+/// exactly-zero `U_k(j, j)` or a pivot outside `1..=n` (never so after [`getrf_batched`]) has no
+/// inverse: its `Inv_k` is filled with NaN, and `info` is the status saying which outputs are
+/// valid. Lengths as in [`getrf_batched`], plus `inv.len() ≥ (batch − 1)·inv_stride + n²`. A GPU
+/// call returns once the work is queued.
 ///
 /// # Errors
-/// As [`getrs_batched`] (including [`OutOfBounds`](gpu_blas::Error::OutOfBounds) for a pivot
-/// outside `1..=n`), and [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
+/// As [`getrs_batched`], and [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
 /// `info.len() ≠ batch` or a short `inv`.
 ///
 /// ```
@@ -445,12 +450,9 @@ pub fn getri_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
-        return gpu_pivots_then(OP, &d, pivots, |gate| {
-            gpu::getri(OP, &d, a, pivots, info, inv, gate)
-        });
+        return gpu::getri(OP, &d, a, pivots, info, inv);
     }
     let piv = pivots.to_vec()?;
-    all_pivots_valid(OP, &layout, &piv)?;
     let inf = info.to_vec()?;
     let ah = a.to_vec()?;
     let mut ih = inv.to_vec()?;
@@ -459,13 +461,14 @@ pub fn getri_batched<T: Scalar>(
 }
 
 /// Inverses of every matrix of the batch: [`getrf_batched`] on a copy of `a`, then
-/// [`getri_batched`] into `inv`; `a` is left unchanged. Returns `info` (length `batch`): 0 where
-/// `Inv_k = A_k⁻¹` was computed, else the 1-based index of the first zero `U_k(j, j)`, with
-/// `Inv_k` filled with NaN.
+/// [`getri_batched`] into `inv`; `a` is left unchanged. Returns `info` (length `batch`, see
+/// [`MatrixStatus`](crate::MatrixStatus)): 0 where `Inv_k = A_k⁻¹` was computed; else `Inv_k` is
+/// filled with NaN and `info[k]` is the 1-based index of the first zero `U_k(j, j)`, or `−1 − e`
+/// where `A_k` holds a NaN or an infinity at position `e` ([`BatchLayout::check_info`] makes that a
+/// [`NonFinite`](gpu_blas::Error::NonFinite) error). A GPU call returns once the work is queued.
 ///
 /// # Errors
-/// As [`getrf_batched`] (including [`NonFinite`](gpu_blas::Error::NonFinite)) and
-/// [`getri_batched`]; nothing is written on error.
+/// As [`getrf_batched`] and [`getri_batched`]; nothing is written on error.
 ///
 /// ```
 /// use batched_lu::{inverse_batched, BatchLayout};
@@ -494,13 +497,11 @@ pub fn inverse_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, inv_stride);
-        let (_, _, info) = gpu_factor_copy_then(OP, &d, a, |(f, piv, info), gate| {
-            gpu::getri(OP, &d, f, piv, info, inv, gate)
-        })?;
+        let (f, piv, info) = gpu_factor_copy(OP, &d, a)?;
+        gpu::getri(OP, &d, &f, &piv, &info, inv)?;
         return Ok(info);
     }
     let mut host = a.to_vec()?;
-    all_finite(OP, &layout, &host)?;
     let (piv, info) = factor_host(&layout, &mut host);
     let mut ih = inv.to_vec()?;
     invert_host(&layout, &host, &piv, &info, &mut ih, inv_stride);
@@ -509,13 +510,14 @@ pub fn inverse_batched<T: Scalar>(
 }
 
 /// Solves `op(A_k)·X_k = B_k` for every matrix of the batch: [`getrf_batched`] on a copy of `a`
-/// (left unchanged), then [`getrs_batched`] on `b`. Returns `info` (length `batch`): 0 where
-/// `X_k` was computed, else the 1-based index of the first zero `U_k(j, j)`, with `B_k` filled
-/// with NaN (it is never left holding a meaningless "solution").
+/// (left unchanged), then [`getrs_batched`] on `b`. Returns `info` (length `batch`, see
+/// [`MatrixStatus`](crate::MatrixStatus)): 0 where `X_k` was computed; else `B_k` is filled with
+/// NaN (it is never left holding a meaningless "solution") and `info[k]` is the 1-based index of
+/// the first zero `U_k(j, j)`, or `−1 − e` where `A_k` holds a NaN or an infinity at position `e`.
+/// A GPU call returns once the work is queued.
 ///
 /// # Errors
-/// As [`getrf_batched`] (including [`NonFinite`](gpu_blas::Error::NonFinite) for `a`) and
-/// [`getrs_batched`]; nothing is written on error.
+/// As [`getrf_batched`] and [`getrs_batched`]; nothing is written on error.
 ///
 /// ```
 /// use batched_lu::{solve_batched, BatchLayout};
@@ -548,14 +550,13 @@ pub fn solve_batched<T: Scalar>(
     }
     if a.device().is_cuda() {
         let d = Desc::uniform(layout.n, layout.batch, layout.stride, b_stride);
-        let (_, _, info) = gpu_factor_copy_then(OP, &d, a, |(f, piv, info), gate| match nrhs {
-            0 => Ok(()),
-            _ => gpu::getrs(OP, &d, trans, f, piv, Some(info), b, nrhs, gate),
-        })?;
+        let (f, piv, info) = gpu_factor_copy(OP, &d, a)?;
+        if nrhs > 0 {
+            gpu::getrs(OP, &d, trans, &f, &piv, Some(&info), b, nrhs)?;
+        }
         return Ok(info);
     }
     let mut host = a.to_vec()?;
-    all_finite(OP, &layout, &host)?;
     let (piv, info) = factor_host(&layout, &mut host);
     if nrhs > 0 {
         let mut bh = b.to_vec()?;

@@ -1,6 +1,6 @@
 //! Argument validation shared by the drivers: every check runs before any output is written.
 
-use gpu_blas::{Device, Error, Result, Scalar};
+use gpu_blas::{Device, Error, Result};
 
 pub(crate) fn dims(op: &'static str, detail: String) -> Error {
     Error::DimensionMismatch { op, detail }
@@ -76,17 +76,6 @@ pub(crate) fn pivots_valid(op: &'static str, n: usize, piv: &[i32], base: usize)
                 base + i,
                 piv[i]
             ),
-        }),
-    }
-}
-
-/// The first non-finite element of `s`, reported at flat index `base + i`.
-pub(crate) fn finite<T: Scalar>(op: &'static str, s: &[T], base: usize) -> Result<()> {
-    match s.iter().position(|v| !v.is_finite()) {
-        None => Ok(()),
-        Some(i) => Err(Error::NonFinite {
-            op,
-            index: base + i,
         }),
     }
 }

@@ -24,7 +24,7 @@
 use crate::tuning::{Blocked, Kernel};
 use gpu_blas::blas2::Trans;
 use gpu_blas::kernels::{
-    allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes, min_index_scan,
+    allow_shared_bytes, function, kernel_name, launch_error, max_shared_bytes,
     prefer_shared_carveout, KernelModule, LaunchConfig, PushKernelArg,
 };
 use gpu_blas::{interop, Device, DeviceVec, Error, Result, Scalar};
@@ -155,69 +155,6 @@ fn cfg(grid: usize, block: u32, smem: usize) -> LaunchConfig {
         block_dim: (block, 1, 1),
         shared_mem_bytes: smem as u32,
     }
-}
-
-/// Runs a scan kernel queued by `launch` (given the address of the device word it lowers to
-/// the smallest bad flat index) and returns that index, if any: the device's cached word, reset
-/// only after a scan found something, read back through page-locked memory (waits for the
-/// scan).
-fn scan(
-    op: &'static str,
-    dev: &Device,
-    launch: impl FnOnce(u64) -> Result<()>,
-) -> Result<Option<usize>> {
-    // An index into a buffer, so below isize::MAX.
-    Ok(min_index_scan(dev, op, launch)?.map(|i| i as usize))
-}
-
-fn scan_cfg(batch: usize) -> LaunchConfig {
-    cfg(batch.div_ceil(8).clamp(1, 65535), 256, 0)
-}
-
-/// The flat index of the first (smallest-index) non-finite element of any matrix of `a`
-/// (device address `ap` on `dev`), after `then(word)` has queued, behind the scan, the work
-/// that its gate `word` guards (one wait, after both).
-pub(crate) fn first_nonfinite_then<T: Scalar>(
-    op: &'static str,
-    d: &Desc,
-    (dev, ap): (&Device, u64),
-    then: impl FnOnce(u64) -> Result<()>,
-) -> Result<Option<usize>> {
-    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
-    let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
-    let f = function(dev, &MODULE, &kernel_name::<T>("nonfinite_scan"))?;
-    let s = stream(dev)?;
-    scan(op, dev, |fp| {
-        let mut l = s.launch_builder(&f);
-        l.arg(&ap);
-        push_desc!(l, d, b, n, as_, xs);
-        l.arg(&fp);
-        // SAFETY: (a, batch description, first_bad) match the kernel; every matrix lies in `a`
-        // (validated) and first_bad is one 8-byte word.
-        unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
-        then(fp)
-    })
-}
-
-/// The flat index of the first pivot outside `1..=n_k` in the pivots at device address `pp`
-/// on `dev`, if any, after `then(word)` has queued the work its gate `word` guards.
-pub(crate) fn first_bad_pivot_then(
-    op: &'static str,
-    d: &Desc,
-    (dev, pp): (&Device, u64),
-    then: impl FnOnce(u64) -> Result<()>,
-) -> Result<Option<usize>> {
-    let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
-    let f = function(dev, &MODULE, "pivot_scan_i")?;
-    let s = stream(dev)?;
-    scan(op, dev, |fp| {
-        let mut l = s.launch_builder(&f);
-        l.arg(&pp).arg(&b).arg(&n).arg(&d.ns).arg(&d.poff).arg(&fp);
-        // SAFETY: (piv, batch, n, ns, poff, first_bad) match the kernel; every matrix's pivots
-        // lie in `piv` (validated) and first_bad is one 8-byte word.
-        unsafe { l.launch(scan_cfg(d.batch)) }.map_err(launch_error(op))?;
-        then(fp)
-    })
 }
 
 thread_local! {
@@ -454,15 +391,16 @@ fn small_width(n: usize) -> usize {
     n.next_power_of_two().max(4)
 }
 
-/// LU of every matrix in place: pivots and info written; nothing written where `gate` (a
-/// scan word queued just before, or 0 for none) says the scan found something.
+/// LU of every matrix in place: pivots and info written. A matrix holding a NaN or an infinity
+/// is left as it was, with pivots `1..=n` and info `−1 − e` (`e` the position of its first
+/// non-finite entry): the register kernels and f64's blocked kernel check each matrix before
+/// their first store; for the other types' blocked kernel a scan queued just before marks it.
 pub(crate) fn getrf<T: Scalar>(
     op: &'static str,
     d: &Desc,
     a: &mut DeviceVec<T>,
     piv: &mut DeviceVec<i32>,
     info: &mut DeviceVec<i32>,
-    gate: u64,
 ) -> Result<()> {
     let dev = a.device().clone();
     let s = stream(&dev)?;
@@ -493,25 +431,30 @@ pub(crate) fn getrf<T: Scalar>(
     if let Some((name, lc)) = uniform {
         let f = function(&dev, &MODULE, &kernel_name::<T>(&name))?;
         let mut l = s.launch_builder(&f);
-        l.arg(&ap)
-            .arg(&pp)
-            .arg(&ip)
-            .arg(&b)
-            .arg(&n)
-            .arg(&as_)
-            .arg(&gate);
-        // SAFETY: (a, ipiv, info, batch, n, stride, gate) match the kernel; a holds batch
-        // matrices `stride` apart, ipiv n·batch and info batch elements (validated by the
-        // caller); gate is null or a scan word.
+        l.arg(&ap).arg(&pp).arg(&ip).arg(&b).arg(&n).arg(&as_);
+        // SAFETY: (a, ipiv, info, batch, n, stride) match the kernel; a holds batch matrices
+        // `stride` apart, ipiv n·batch and info batch elements (validated by the caller).
         unsafe { l.launch(lc) }.map_err(launch_error(op))?;
         return Ok(());
     }
+    // Found (or refused: an order too large) before anything is queued.
     let (f, _nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrf_blocked", Kernel::Factor, d.n)?;
+    if T::PREFIX != 'd' {
+        // The blocked kernels of these types skip the matrices this scan marks (see
+        // `validate_inside` in batched_lu.cu); f64's check their matrix themselves.
+        let scan = function(&dev, &MODULE, &kernel_name::<T>("nonfinite_info_scan"))?;
+        let mut l = s.launch_builder(&scan);
+        l.arg(&ap).arg(&pp).arg(&ip);
+        push_desc!(l, d, b, n, as_, xs);
+        let grid = d.batch.div_ceil(8).clamp(1, 65535);
+        // SAFETY: (a, ipiv, info, batch description) match the kernel; every matrix, pivot
+        // range and info entry lies in its buffer (validated); one warp per matrix, grid-stride.
+        unsafe { l.launch(cfg(grid, 256, 0)) }.map_err(launch_error(op))?;
+    }
     let mut l = s.launch_builder(&f);
     l.arg(&ap).arg(&pp).arg(&ip);
     push_desc!(l, d, b, n, as_, xs);
-    l.arg(&gate);
-    // SAFETY: (a, ipiv, info, batch description, gate) match the kernel; every matrix, pivot range
+    // SAFETY: (a, ipiv, info, batch description) match the kernel; every matrix, pivot range
     // and info entry lies in its buffer (validated); the dynamic shared memory is the size the
     // kernel's layout needs for the largest order.
     unsafe { l.launch(cfg(d.batch, threads, smem)) }.map_err(launch_error(op))?;
@@ -519,8 +462,7 @@ pub(crate) fn getrf<T: Scalar>(
 }
 
 /// Solves `op(A_k)·X_k = B_k` from the factors (`nrhs` columns, leading dimension `n_k`);
-/// matrices with a non-zero `info` (when given) get NaN; nothing written where `gate` (a scan
-/// word queued just before, or 0) says the scan found something.
+/// matrices with a non-zero `info` (when given) or a pivot outside `1..=n_k` get NaN.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn getrs<T: Scalar>(
     op: &'static str,
@@ -531,7 +473,6 @@ pub(crate) fn getrs<T: Scalar>(
     info: Option<&DeviceVec<i32>>,
     x: &mut DeviceVec<T>,
     nrhs: usize,
-    gate: u64,
 ) -> Result<()> {
     let dev = a.device().clone();
     let s = stream(&dev)?;
@@ -556,16 +497,16 @@ pub(crate) fn getrs<T: Scalar>(
         .arg(&ch)
         .arg(&t);
     push_desc!(l, d, b, n, as_, xs);
-    l.arg(&gate);
-    // SAFETY: (a, ipiv, info, x, nrhs, chunks, trans, batch description, gate) match the kernel;
-    // factors, pivots (validated in 1..=n_k), info and right-hand sides lie in their buffers.
+    // SAFETY: (a, ipiv, info, x, nrhs, chunks, trans, batch description) match the kernel;
+    // factors, pivots, info and right-hand sides lie in their buffers; the kernel checks
+    // every pivot's range before it indexes with them.
     unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
     Ok(())
 }
 
 /// Inverses from the factors into `inv` (matrix `k` at its `x` offset, leading dimension
-/// `n_k`); matrices with a non-zero `info` or an exactly-zero `U(j, j)` get NaN; nothing
-/// written where `gate` (a scan word queued just before, or 0) says the scan found something.
+/// `n_k`); matrices with a non-zero `info`, an exactly-zero `U(j, j)` or a pivot outside
+/// `1..=n_k` get NaN.
 pub(crate) fn getri<T: Scalar>(
     op: &'static str,
     d: &Desc,
@@ -573,7 +514,6 @@ pub(crate) fn getri<T: Scalar>(
     piv: &DeviceVec<i32>,
     info: &DeviceVec<i32>,
     inv: &mut DeviceVec<T>,
-    gate: u64,
 ) -> Result<()> {
     let dev = a.device().clone();
     let s = stream(&dev)?;
@@ -637,11 +577,11 @@ pub(crate) fn getri<T: Scalar>(
             .arg(&b)
             .arg(&n)
             .arg(&as_)
-            .arg(&xs)
-            .arg(&gate);
-        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride, gate) match the kernel; the
-        // buffers hold every matrix, pivot (validated in 1..=n), info and inverse; the shared
-        // memory is the size the kernel's layout needs at this order.
+            .arg(&xs);
+        // SAFETY: (a, ipiv, info, inv, batch, n, a_stride, inv_stride) match the kernel; the
+        // buffers hold every matrix, pivot, info and inverse (a pivot's value is only compared,
+        // never used as an address); the shared memory is the size the kernel's layout needs
+        // at this order.
         unsafe { l.launch(lc) }.map_err(launch_error(op))?;
         return Ok(());
     }
@@ -651,9 +591,9 @@ pub(crate) fn getri<T: Scalar>(
     let mut l = s.launch_builder(&f);
     l.arg(&ap).arg(&pp).arg(&ip).arg(&xp).arg(&ch);
     push_desc!(l, d, b, n, as_, xs);
-    l.arg(&gate);
-    // SAFETY: (a, ipiv, info, inv, chunks, batch description, gate) match the kernel; factors,
-    // pivots (validated), info and the output matrices lie in their buffers.
+    // SAFETY: (a, ipiv, info, inv, chunks, batch description) match the kernel; factors,
+    // pivots, info and the output matrices lie in their buffers; the kernel checks every
+    // pivot's range before it indexes with them.
     unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
     Ok(())
 }
@@ -734,6 +674,15 @@ mod tests {
             );
             assert_entry::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"), n);
         }
+    }
+
+    #[test]
+    fn the_validity_scan_exists_where_the_blocked_kernel_needs_it() {
+        // Every type but f64 (whose blocked kernel checks its matrix itself) marks non-finite
+        // matrices with `nonfinite_info_scan` before the blocked factorization.
+        assert_entry::<f32>("nonfinite_info_scan", 0);
+        assert_entry::<Complex32>("nonfinite_info_scan", 0);
+        assert_entry::<Complex64>("nonfinite_info_scan", 0);
     }
 
     #[test]

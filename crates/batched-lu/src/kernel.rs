@@ -197,6 +197,27 @@ pub(crate) fn getri_one<T: Scalar>(n: usize, a: &[T], ipiv: &[i32], inv: &mut [T
     getrs_one(n, Trans::N, a, ipiv, inv, n);
 }
 
+/// [`getrf_one`] on a matrix checked first: one holding a NaN or an infinity is left as it
+/// was, its pivots set to `1..=n`, and the info returned is `−1 − e` for the column-major
+/// position `e` of its first non-finite entry.
+pub(crate) fn getrf_checked<T: Scalar>(n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+    match a[..n * n].iter().position(|v| !v.is_finite()) {
+        Some(e) => {
+            for (j, p) in ipiv.iter_mut().enumerate() {
+                *p = j as i32 + 1;
+            }
+            crate::status::nonfinite_info(e)
+        }
+        None => getrf_one(n, a, ipiv),
+    }
+}
+
+/// Whether every pivot of an order-`n` matrix lies in `1..=n` (the solves and the inverse
+/// give NaN for a matrix whose pivots do not).
+pub(crate) fn pivots_in_range(n: usize, ipiv: &[i32]) -> bool {
+    ipiv.iter().all(|&p| p >= 1 && p as usize <= n)
+}
+
 /// Whether the factors have an exactly-zero diagonal entry of `U`.
 pub(crate) fn has_zero_pivot<T: Scalar>(n: usize, a: &[T]) -> bool {
     (0..n).any(|k| a[k * n + k] == T::zero())

@@ -34,6 +34,7 @@ mod batched;
 mod check;
 mod gpu;
 mod kernel;
+mod status;
 mod tuning;
 mod vbatched;
 
@@ -45,4 +46,5 @@ pub use tuning::{Blocked, RegCap};
 pub use batched::{
     getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,
 };
+pub use status::MatrixStatus;
 pub use vbatched::{getrf_vbatched, getri_vbatched, getrs_vbatched, VarBatch};

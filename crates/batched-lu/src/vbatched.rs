@@ -1,10 +1,10 @@
 //! Variable-size batches: matrices of different orders at arbitrary (disjoint) offsets of one
 //! buffer.
 
-use crate::batched::{gpu_finite_then, gpu_pivots_then};
 use crate::check::{self, dims};
 use crate::gpu::{self, VarArrays};
-use crate::kernel::{getrf_one, getri_one, getrs_one, has_zero_pivot, nan};
+use crate::kernel::{getrf_checked, getri_one, getrs_one, has_zero_pivot, nan, pivots_in_range};
+use crate::status;
 use gpu_blas::blas2::Trans;
 use gpu_blas::{DeviceVec, Error, Result, Scalar};
 use rayon::prelude::*;
@@ -122,6 +122,60 @@ impl VarBatch {
     }
 
     /// Start of each matrix's pivots (and right-hand side).
+    /// [`BatchLayout::check_info`](crate::BatchLayout::check_info) for a variable-size batch:
+    /// reads `info` back and fails with [`NonFinite`](gpu_blas::Error::NonFinite) at the first
+    /// matrix `k` left unfactored for a NaN or an infinity, `index` being `offsets[k] + e`.
+    ///
+    /// # Errors
+    /// [`NonFinite`](gpu_blas::Error::NonFinite) as above;
+    /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
+    /// `info.len() ≠ sizes.len()`.
+    ///
+    /// ```
+    /// use batched_lu::{getrf_vbatched, VarBatch};
+    /// use gpu_blas::{Device, DeviceVec, Error};
+    /// let dev = Device::cpu();
+    /// let vb = VarBatch { sizes: vec![1, 2], offsets: vec![4, 0] };
+    /// let mut a = DeviceVec::from_slice(&dev, &[1.0f64, 2.0, f64::NAN, 4.0, 5.0])?;
+    /// let (mut piv, mut info) = (DeviceVec::zeros(&dev, 3)?, DeviceVec::zeros(&dev, 2)?);
+    /// getrf_vbatched(&vb, &mut a, &mut piv, &mut info)?;
+    /// assert_eq!(vb.check_info(&info), Err(Error::NonFinite { op: "getrf_vbatched", index: 2 }));
+    /// assert_eq!(a.to_vec()?[4], 5.0); // matrix 0 ([5]) was factored
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn check_info(&self, info: &DeviceVec<i32>) -> Result<Vec<i32>> {
+        status::check_info("getrf_vbatched", info, self.sizes.len(), |k| {
+            self.offsets.get(k).copied().unwrap_or(0)
+        })
+    }
+
+    /// [`BatchLayout::check_pivots`](crate::BatchLayout::check_pivots) for a variable-size
+    /// batch: fails with [`OutOfBounds`](gpu_blas::Error::OutOfBounds) at the first pivot
+    /// outside `1..=n_k` of its matrix.
+    ///
+    /// # Errors
+    /// [`OutOfBounds`](gpu_blas::Error::OutOfBounds) as above;
+    /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
+    /// `pivots.len() ≠ pivot_len()`.
+    ///
+    /// ```
+    /// use batched_lu::VarBatch;
+    /// use gpu_blas::{Device, DeviceVec};
+    /// let dev = Device::cpu();
+    /// let vb = VarBatch::packed(&[1, 2]);
+    /// assert!(vb.check_pivots(&DeviceVec::from_slice(&dev, &[1, 2, 2])?).is_ok());
+    /// assert!(vb.check_pivots(&DeviceVec::from_slice(&dev, &[2, 2, 2])?).is_err());
+    /// # Ok::<(), gpu_blas::Error>(())
+    /// ```
+    pub fn check_pivots(&self, pivots: &DeviceVec<i32>) -> Result<()> {
+        const OP: &str = "check_pivots";
+        for &n in &self.sizes {
+            check::pivot_range(OP, n)?;
+        }
+        let ranges = self.sizes.iter().copied().zip(self.pivot_starts());
+        status::check_pivots(OP, pivots, self.pivot_len(), ranges)
+    }
+
     fn pivot_starts(&self) -> Vec<usize> {
         let mut at = 0;
         self.sizes
@@ -176,7 +230,9 @@ fn split_by<'a, T>(mut s: &'a mut [T], sizes: &[usize]) -> Vec<&'a mut [T]> {
 /// [`getrf_batched`](crate::getrf_batched) for a variable-size batch: `A_k = P_k·L_k·U_k` in
 /// place for every matrix, with the same pivot choice and `info` semantics (1-based pivots of
 /// matrix `k` at `pivots[n_0 + … + n_{k−1} ..]`, `info[k]` 0 or the 1-based index of the first
-/// exactly-zero `U_k(j, j)`).
+/// exactly-zero `U_k(j, j)`; a matrix holding a NaN or an infinity is left as it was, with
+/// pivots `1..=n_k` and `info[k] = −1 − e`, see [`MatrixStatus`](crate::MatrixStatus) and
+/// [`VarBatch::check_info`]). A GPU call returns once the work is queued.
 ///
 /// Lengths: `a.len() ≥ vb.required_len()`, `pivots.len() = vb.pivot_len()`,
 /// `info.len() = vb.sizes.len()`.
@@ -184,8 +240,7 @@ fn split_by<'a, T>(mut s: &'a mut [T], sizes: &[usize]) -> Vec<&'a mut [T]> {
 /// # Errors
 /// As [`getrf_batched`](crate::getrf_batched); also
 /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for `sizes`/`offsets` of different
-/// lengths, a matrix past the end of `a` or overlapping matrices. `NonFinite` reports the flat
-/// index into `a`.
+/// lengths, a matrix past the end of `a` or overlapping matrices.
 ///
 /// ```
 /// use batched_lu::{getrf_vbatched, VarBatch};
@@ -214,17 +269,11 @@ pub fn getrf_vbatched<T: Scalar>(
         return Ok(());
     }
     if a.device().is_cuda() {
+        // The arrays are freed in stream order, after the kernel that reads them.
         let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &vb.pivot_starts(), None)?;
-        let d = arrays.desc();
-        let dev = a.device().clone();
-        return gpu_finite_then::<T>(OP, &d, (&dev, gpu::ptr(a)), |gate| {
-            gpu::getrf(OP, &d, a, pivots, info, gate)
-        });
+        return gpu::getrf(OP, &arrays.desc(), a, pivots, info);
     }
     let mut host = a.to_vec()?;
-    for &k in &order {
-        check::finite(OP, vb.matrix(&host, k), vb.offsets[k])?;
-    }
     let mut piv = vec![0i32; vb.pivot_len()];
     let mut inf = vec![0i32; vb.sizes.len()];
     let mats = vb.carve(&mut host, &order);
@@ -233,26 +282,20 @@ pub fn getrf_vbatched<T: Scalar>(
         .zip(pivs)
         .zip(inf.par_iter_mut())
         .zip(vb.sizes.par_iter())
-        .for_each(|(((m, p), i), &n)| *i = getrf_one(n, m, p));
+        .for_each(|(((m, p), i), &n)| *i = getrf_checked(n, m, p));
     a.copy_from_slice(&host)?;
     pivots.copy_from_slice(&piv)?;
     info.copy_from_slice(&inf)
 }
 
-fn pivots_valid_v(op: &'static str, vb: &VarBatch, piv: &[i32]) -> Result<()> {
-    vb.sizes
-        .iter()
-        .zip(vb.pivot_starts())
-        .try_for_each(|(&n, s)| check::pivots_valid(op, n, &piv[s..s + n], s))
-}
-
 /// [`getrs_batched`](crate::getrs_batched) for a variable-size batch with one right-hand side
 /// per matrix: solves `op(A_k)·x_k = b_k` in place, `b_k` being the `n_k` elements of `b`
-/// starting at `n_0 + … + n_{k−1}` (`b.len() = vb.pivot_len()`). `info` is not consulted.
+/// starting at `n_0 + … + n_{k−1}` (`b.len() = vb.pivot_len()`). `info` is not consulted; a
+/// matrix whose pivots leave `1..=n_k` gets `x_k` = NaN ([`VarBatch::check_pivots`] names the
+/// first such pivot). A GPU call returns once the work is queued.
 ///
 /// # Errors
-/// As [`getrf_vbatched`] (without the finiteness check), plus
-/// [`OutOfBounds`](gpu_blas::Error::OutOfBounds) for a pivot outside `1..=n_k`.
+/// As [`getrf_vbatched`].
 ///
 /// ```
 /// use batched_lu::{getrf_vbatched, getrs_vbatched, VarBatch};
@@ -285,13 +328,9 @@ pub fn getrs_vbatched<T: Scalar>(
     if a.device().is_cuda() {
         let starts = vb.pivot_starts();
         let arrays = VarArrays::new(a.device(), &vb.sizes, &vb.offsets, &starts, Some(&starts))?;
-        let d = arrays.desc();
-        return gpu_pivots_then(OP, &d, pivots, |gate| {
-            gpu::getrs(OP, &d, trans, a, pivots, None, b, 1, gate)
-        });
+        return gpu::getrs(OP, &arrays.desc(), trans, a, pivots, None, b, 1);
     }
     let piv = pivots.to_vec()?;
-    pivots_valid_v(OP, vb, &piv)?;
     let ah = a.to_vec()?;
     let mut bh = b.to_vec()?;
     let starts = vb.pivot_starts();
@@ -301,7 +340,11 @@ pub fn getrs_vbatched<T: Scalar>(
         .for_each(|(k, x)| {
             let n = vb.sizes[k];
             let p = &piv[starts[k]..starts[k] + n];
-            getrs_one(n, trans, vb.matrix(&ah, k), p, x, 1);
+            if pivots_in_range(n, p) {
+                getrs_one(n, trans, vb.matrix(&ah, k), p, x, 1);
+            } else {
+                x.fill(nan());
+            }
         });
     b.copy_from_slice(&bh)
 }
@@ -309,7 +352,8 @@ pub fn getrs_vbatched<T: Scalar>(
 /// [`getri_batched`](crate::getri_batched) for a variable-size batch: `Inv_k = A_k⁻¹` from the
 /// factors, written to `inv` at the same offsets as the matrices of `a`
 /// (`inv.len() ≥ vb.required_len()`; everything else in `inv` is untouched). Matrices with
-/// `info[k] ≠ 0` (or an exactly-zero `U_k(j, j)`) get NaN.
+/// `info[k] ≠ 0`, an exactly-zero `U_k(j, j)` or a pivot outside `1..=n_k` get NaN. A GPU
+/// call returns once the work is queued.
 ///
 /// # Errors
 /// As [`getrs_vbatched`], and [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) for
@@ -357,13 +401,9 @@ pub fn getri_vbatched<T: Scalar>(
             &starts,
             Some(&vb.offsets),
         )?;
-        let d = arrays.desc();
-        return gpu_pivots_then(OP, &d, pivots, |gate| {
-            gpu::getri(OP, &d, a, pivots, info, inv, gate)
-        });
+        return gpu::getri(OP, &arrays.desc(), a, pivots, info, inv);
     }
     let piv = pivots.to_vec()?;
-    pivots_valid_v(OP, vb, &piv)?;
     let inf = info.to_vec()?;
     let ah = a.to_vec()?;
     let mut ih = inv.to_vec()?;
@@ -374,10 +414,11 @@ pub fn getri_vbatched<T: Scalar>(
         .for_each(|(k, x)| {
             let n = vb.sizes[k];
             let m = vb.matrix(&ah, k);
-            if inf[k] != 0 || has_zero_pivot(n, m) {
+            let p = &piv[starts[k]..starts[k] + n];
+            if inf[k] != 0 || has_zero_pivot(n, m) || !pivots_in_range(n, p) {
                 x.fill(nan());
             } else {
-                getri_one(n, m, &piv[starts[k]..starts[k] + n], x);
+                getri_one(n, m, p, x);
             }
         });
     inv.copy_from_slice(&ih)

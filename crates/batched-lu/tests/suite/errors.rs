@@ -1,18 +1,224 @@
-//! Typed errors: lengths, strides, non-finite input, bad pivots, devices; nothing written on
-//! error.
+//! Bad input: typed errors for lengths, strides and devices (nothing written); matrices with a
+//! NaN or an infinity left unchanged and reported in `info` while the rest of the batch is
+//! factored; pivots outside `1..=n` giving NaN outputs for their matrix alone.
 
 use crate::common::*;
 use batched_lu::{
-    getrf_batched, getrf_vbatched, getri_batched, getrs_batched, getrs_vbatched, inverse_batched,
-    solve_batched, BatchLayout, VarBatch,
+    getrf_batched, getrf_vbatched, getri_batched, getri_vbatched, getrs_batched, getrs_vbatched,
+    inverse_batched, set_blocked_config, solve_batched, BatchLayout, Blocked, MatrixStatus, RegCap,
+    VarBatch,
 };
 use gpu_blas::blas2::Trans;
-use gpu_blas::{Device, DeviceVec, Error};
+use gpu_blas::{Device, DeviceVec, Error, Scalar};
+use num_complex::{Complex32, Complex64};
+use num_traits::FromPrimitive;
 
 fn is_dims<R: std::fmt::Debug>(r: gpu_blas::Result<R>) {
     assert!(
         matches!(r, Err(Error::DimensionMismatch { .. })),
         "expected DimensionMismatch, got {r:?}"
+    );
+}
+
+/// Bitwise equality (NaN included; widening to f64 maps bit patterns one to one).
+fn same_bits<T: Scalar>(x: &[T], y: &[T]) -> bool {
+    let bits = |v: &T| {
+        let c = v.to_c64();
+        (c.re.to_bits(), c.im.to_bits())
+    };
+    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| bits(a) == bits(b))
+}
+
+/// A non-finite value of kind `i`: NaN, +∞, −∞, and for complex types an infinite or NaN
+/// imaginary part beside a finite real one.
+fn non_finite<T: Scalar>(i: usize) -> T {
+    let r = |v: f64| <T::Real as FromPrimitive>::from_f64(v).unwrap();
+    match (i % 5, T::IS_COMPLEX) {
+        (0, _) => T::from_f64(f64::NAN),
+        (1, _) => T::from_f64(f64::INFINITY),
+        (2, _) => T::from_f64(f64::NEG_INFINITY),
+        (3, true) => T::from_parts(r(1.0), r(f64::INFINITY)),
+        (_, true) => T::from_parts(r(-2.0), r(f64::NAN)),
+        (_, false) => T::from_f64(f64::NAN),
+    }
+}
+
+/// Factors, pivots and info of `a` (a uniform batch), on `dev`.
+fn factor<T: Scalar>(dev: &Device, l: BatchLayout, a: &[T]) -> (Vec<T>, Vec<i32>, Vec<i32>) {
+    let mut f = DeviceVec::from_slice(dev, a).unwrap();
+    let mut piv = DeviceVec::from_slice(dev, &vec![-7; l.n * l.batch]).unwrap();
+    let mut info = DeviceVec::from_slice(dev, &vec![-7; l.batch]).unwrap();
+    getrf_batched(l, &mut f, &mut piv, &mut info).unwrap();
+    (
+        f.to_vec().unwrap(),
+        piv.to_vec().unwrap(),
+        info.to_vec().unwrap(),
+    )
+}
+
+/// A batch of `batch` random matrices of order `n` with the non-finite entries `bad`
+/// (matrix, column-major position): each bad matrix must come back bit for bit unchanged with
+/// pivots 1..=n and info −1 − (its smallest bad position); every other matrix must come back
+/// exactly as from the same batch without the bad entries, and factored (reconstruction
+/// against the host reference). `inverse_batched` and `solve_batched` give the bad matrices
+/// NaN and the others the clean batch's results; `check_info` names the first bad entry.
+fn non_finite_case<T: Scalar>(dev: &Device, n: usize, batch: usize, bad: &[(usize, usize)]) {
+    let what = format!("{} n = {n}, batch {batch}, bad {bad:?}", T::PREFIX);
+    let (nn, l) = (n * n, BatchLayout::packed(n, batch));
+    let clean: Vec<T> = (0..batch)
+        .flat_map(|k| well::<T>(n, 31 * n as u64 + k as u64))
+        .collect();
+    let mut dirty = clean.clone();
+    for (i, &(k, e)) in bad.iter().enumerate() {
+        dirty[k * nn + e] = non_finite::<T>(i);
+    }
+    let first = |k: usize| bad.iter().filter(|b| b.0 == k).map(|b| b.1).min();
+    let (fc, pc, ic) = factor(dev, l, &clean);
+    let (fd, pd, id) = factor(dev, l, &dirty);
+    for k in 0..batch {
+        let (r, rp) = (k * nn..(k + 1) * nn, k * n..(k + 1) * n);
+        match first(k) {
+            Some(e) => {
+                assert!(
+                    same_bits(&fd[r.clone()], &dirty[r]),
+                    "{what}: matrix {k} written"
+                );
+                let identity: Vec<i32> = (1..=n as i32).collect();
+                assert_eq!(pd[rp], identity[..], "{what}: pivots of matrix {k}");
+                assert_eq!(id[k], -1 - e as i32, "{what}: info of matrix {k}");
+                assert_eq!(
+                    MatrixStatus::from_info(id[k]),
+                    MatrixStatus::NonFinite { position: e }
+                );
+            }
+            None => {
+                assert!(
+                    same_bits(&fd[r.clone()], &fc[r.clone()]),
+                    "{what}: matrix {k}"
+                );
+                assert_eq!(
+                    pd[rp.clone()],
+                    pc[rp.clone()],
+                    "{what}: pivots of matrix {k}"
+                );
+                assert_eq!(id[k], ic[k], "{what}: info of matrix {k}");
+                assert_lu(n, &clean[r.clone()], &fd[r], &pd[rp], &what);
+            }
+        }
+    }
+    let k0 = (0..batch).find(|&k| first(k).is_some()).unwrap();
+    let want = Err(Error::NonFinite {
+        op: "getrf_batched",
+        index: k0 * nn + first(k0).unwrap(),
+    });
+    let info_d = DeviceVec::from_slice(dev, &id).unwrap();
+    assert_eq!(l.check_info(&info_d), want, "{what}");
+    assert_eq!(
+        l.check_info(&DeviceVec::from_slice(dev, &ic).unwrap()),
+        Ok(ic.clone())
+    );
+
+    // The one-call drivers: `a` unchanged, NaN for the bad matrices, the rest as if clean.
+    let ad = DeviceVec::from_slice(dev, &dirty).unwrap();
+    let ac = DeviceVec::from_slice(dev, &clean).unwrap();
+    let inverse = |a: &DeviceVec<T>| {
+        let mut inv = DeviceVec::zeros(dev, batch * nn).unwrap();
+        let info = inverse_batched(l, a, &mut inv, nn).unwrap();
+        (inv.to_vec().unwrap(), info.to_vec().unwrap())
+    };
+    let nrhs = 2;
+    let b0 = random_values::<T>(batch * n * nrhs, 7);
+    let solve = |a: &DeviceVec<T>| {
+        let mut b = DeviceVec::from_slice(dev, &b0).unwrap();
+        let info = solve_batched(l, Trans::C, a, &mut b, nrhs, n * nrhs).unwrap();
+        (b.to_vec().unwrap(), info.to_vec().unwrap())
+    };
+    let ((xd, xid), (xc, xic)) = (inverse(&ad), inverse(&ac));
+    let ((bd, bid), (bc, bic)) = (solve(&ad), solve(&ac));
+    assert!(
+        same_bits(&ad.to_vec().unwrap(), &dirty),
+        "{what}: a written"
+    );
+    assert_eq!((&xid, &bid), (&id, &id), "{what}: the drivers' info");
+    assert_eq!(
+        (&xic, &bic),
+        (&ic, &ic),
+        "{what}: the drivers' info (clean)"
+    );
+    for k in 0..batch {
+        let (r, rb) = (k * nn..(k + 1) * nn, k * n * nrhs..(k + 1) * n * nrhs);
+        if first(k).is_some() {
+            assert!(
+                xd[r].iter().all(|v| v.to_c64().is_nan()),
+                "{what}: inverse {k}"
+            );
+            assert!(
+                bd[rb].iter().all(|v| v.to_c64().is_nan()),
+                "{what}: solution {k}"
+            );
+        } else {
+            assert!(same_bits(&xd[r.clone()], &xc[r]), "{what}: inverse {k}");
+            assert!(same_bits(&bd[rb.clone()], &bc[rb]), "{what}: solution {k}");
+        }
+    }
+}
+
+/// `getri_batched` and `getrs_batched` with the pivots of a clean factorization, one of them
+/// (matrix `k`, index `j`) replaced by `v` outside `1..=n`: NaN outputs for matrix `k`, the
+/// other matrices' outputs unchanged; `check_pivots` names the pivot.
+fn bad_pivot_case<T: Scalar>(dev: &Device, n: usize, batch: usize, (k, j, v): (usize, usize, i32)) {
+    let what = format!("{} n = {n}, pivot {j} of matrix {k} = {v}", T::PREFIX);
+    let (nn, l) = (n * n, BatchLayout::packed(n, batch));
+    let a: Vec<T> = (0..batch)
+        .flat_map(|k| well::<T>(n, 5 + k as u64))
+        .collect();
+    let (f, p, info) = factor(dev, l, &a);
+    let mut pb = p.clone();
+    pb[k * n + j] = v;
+    let f = DeviceVec::from_slice(dev, &f).unwrap();
+    let info = DeviceVec::from_slice(dev, &info).unwrap();
+    let b0 = random_values::<T>(batch * n, 9);
+    let run = |p: &[i32]| {
+        let p = DeviceVec::from_slice(dev, p).unwrap();
+        let mut inv = DeviceVec::zeros(dev, batch * nn).unwrap();
+        getri_batched(l, &f, &p, &info, &mut inv, nn).unwrap();
+        let mut b = DeviceVec::from_slice(dev, &b0).unwrap();
+        getrs_batched(l, Trans::N, &f, &p, &mut b, 1, n).unwrap();
+        (inv.to_vec().unwrap(), b.to_vec().unwrap())
+    };
+    let ((xg, bg), (xb, bb)) = (run(&p), run(&pb));
+    for m in 0..batch {
+        let (r, rb) = (m * nn..(m + 1) * nn, m * n..(m + 1) * n);
+        if m == k {
+            assert!(xb[r].iter().all(|x| x.to_c64().is_nan()), "{what}: inverse");
+            assert!(
+                bb[rb].iter().all(|x| x.to_c64().is_nan()),
+                "{what}: solution"
+            );
+        } else {
+            assert!(same_bits(&xb[r.clone()], &xg[r]), "{what}: inverse {m}");
+            assert!(same_bits(&bb[rb.clone()], &bg[rb]), "{what}: solution {m}");
+        }
+    }
+    assert_eq!(
+        l.check_pivots(&DeviceVec::from_slice(dev, &p).unwrap()),
+        Ok(())
+    );
+    let r = l.check_pivots(&DeviceVec::from_slice(dev, &pb).unwrap());
+    let msg = format!("{r:?}");
+    assert!(
+        matches!(
+            r,
+            Err(Error::OutOfBounds {
+                op: "check_pivots",
+                ..
+            })
+        ),
+        "{what}: {msg}"
+    );
+    assert!(
+        msg.contains(&format!("pivots[{}] = {v} ", k * n + j)),
+        "{what}: {msg}"
     );
 }
 
@@ -39,7 +245,12 @@ gpu_blas::device_tests! {
         is_dims(getri_batched(l, &a, &piv, &info3, &mut inv, 9));
         is_dims(inverse_batched(l, &a, &mut inv, 8));
         is_dims(inverse_batched(l, &a, &mut inv, 9));
+        is_dims(l.check_info(&info3));
+        is_dims(l.check_pivots(&piv5));
         assert_eq!(a.to_vec().unwrap(), a0, "a written on error");
+        assert_eq!(b.to_vec().unwrap(), vec![0.0; 11], "b written on error");
+        assert_eq!(inv.to_vec().unwrap(), vec![0.0; 17], "inv written on error");
+        assert_eq!(piv.to_vec().unwrap(), vec![0; 6], "pivots written on error");
 
         let vb = VarBatch { sizes: vec![2, 2], offsets: vec![0, 3] }; // overlap
         let mut va = DeviceVec::<f64>::zeros(dev, 8).unwrap();
@@ -52,172 +263,139 @@ gpu_blas::device_tests! {
         let vb = VarBatch::packed(&[2, 2]);
         let mut vb3 = DeviceVec::<f64>::zeros(dev, 3).unwrap();
         is_dims(getrs_vbatched(&vb, Trans::N, &va, &vp, &mut vb3));
+        is_dims(vb.check_info(&info3));
+        is_dims(vb.check_pivots(&piv5));
     }
 
-    fn non_finite_input_is_reported_and_nothing_written(dev) {
-        let n = 4;
-        let l = BatchLayout { n, batch: 3, stride: 20 };
-        let mut buf = well::<f64>(20, 3).repeat(3);
-        buf[16..20].fill(f64::NAN); // gaps are never read
-        buf[2 * 20 + 1 + 2 * n] = f64::INFINITY; // matrix 2, (1, 2)
-        let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
-        let mut piv = DeviceVec::from_slice(dev, &[9; 12]).unwrap();
-        let mut info = DeviceVec::from_slice(dev, &[9; 3]).unwrap();
-        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
-        assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index: 49 }));
-        let same = a.to_vec().unwrap().iter().zip(&buf).all(|(x, y)| x.to_bits() == y.to_bits());
-        assert!(same, "a written on error");
-        assert_eq!(piv.to_vec().unwrap(), vec![9; 12]);
-        assert_eq!(info.to_vec().unwrap(), vec![9; 3]);
-        let mut inv = DeviceVec::zeros(dev, 60).unwrap();
-        assert!(matches!(inverse_batched(l, &a, &mut inv, 20), Err(Error::NonFinite { index: 49, .. })));
-        assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0));
-        let mut b = DeviceVec::zeros(dev, 12).unwrap();
-        assert!(matches!(solve_batched(l, Trans::N, &a, &mut b, 1, 4), Err(Error::NonFinite { .. })));
-        assert!(b.to_vec().unwrap().iter().all(|&v| v == 0.0), "b written on error");
-
-        // The blocked kernels (n > 32): the bad value in the last matrix, after others that
-        // would be factored first.
-        let (n, batch) = (40, 5);
-        let l = BatchLayout::packed(n, batch);
-        let mut buf = well::<f64>(n, 7).repeat(batch);
-        let bad = (batch - 1) * n * n + 3 * n + 39;
-        buf[bad] = f64::NEG_INFINITY;
-        let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
-        let mut piv = DeviceVec::from_slice(dev, &vec![9; n * batch]).unwrap();
-        let mut info = DeviceVec::from_slice(dev, &[9; 5]).unwrap();
-        let r = getrf_batched(l, &mut a, &mut piv, &mut info);
-        assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index: bad }));
-        assert_eq!(a.to_vec().unwrap(), buf, "a written on error");
-        assert_eq!(piv.to_vec().unwrap(), vec![9; n * batch]);
-        assert_eq!(info.to_vec().unwrap(), vec![9; batch]);
-        let mut inv = DeviceVec::zeros(dev, n * n * batch).unwrap();
-        assert!(matches!(inverse_batched(l, &a, &mut inv, n * n), Err(Error::NonFinite { .. })));
-        assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0), "inv written on error");
-        let mut b = DeviceVec::zeros(dev, n * 2 * batch).unwrap();
-        assert!(matches!(solve_batched(l, Trans::T, &a, &mut b, 2, 2 * n), Err(Error::NonFinite { .. })));
-        assert!(b.to_vec().unwrap().iter().all(|&v| v == 0.0), "b written on error");
-
-        let vb = VarBatch { sizes: vec![1, 2], offsets: vec![10, 0] };
-        let vbuf = [1.0, 2.0, f64::NAN, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0];
-        let mut va = DeviceVec::from_slice(dev, &vbuf).unwrap();
-        let mut vp = DeviceVec::zeros(dev, 3).unwrap();
-        let mut vi = DeviceVec::zeros(dev, 2).unwrap();
-        assert_eq!(getrf_vbatched(&vb, &mut va, &mut vp, &mut vi), Err(Error::NonFinite { op: "getrf_vbatched", index: 2 }));
-        let same = va.to_vec().unwrap().iter().zip(&vbuf).all(|(x, y)| x.to_bits() == y.to_bits());
-        assert!(same, "va written on error");
-        assert_eq!((vp.to_vec().unwrap(), vi.to_vec().unwrap()), (vec![0; 3], vec![0; 2]));
-    }
-
-    fn invalid_pivots_are_out_of_bounds(dev) {
-        let l = BatchLayout::packed(2, 2);
-        let a = DeviceVec::from_slice(dev, &[1.0f64; 8]).unwrap();
-        let piv = DeviceVec::from_slice(dev, &[1, 2, 3, 2]).unwrap();
-        let info = DeviceVec::zeros(dev, 2).unwrap();
-        let mut b = DeviceVec::zeros(dev, 4).unwrap();
-        let r = getrs_batched(l, Trans::N, &a, &piv, &mut b, 1, 2);
-        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
-        assert_eq!(b.to_vec().unwrap(), vec![0.0; 4], "b written on error");
-        let mut inv = DeviceVec::zeros(dev, 8).unwrap();
-        let r = getri_batched(l, &a, &piv, &info, &mut inv, 4);
-        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
-        assert_eq!(inv.to_vec().unwrap(), vec![0.0; 8], "inv written on error");
-        // The blocked kernels (n > 32): one bad pivot in the last matrix.
-        let (n, batch) = (36, 3);
-        let l = BatchLayout::packed(n, batch);
-        let a = DeviceVec::from_slice(dev, &well::<f64>(n, 2).repeat(batch)).unwrap();
-        let mut p: Vec<i32> = (1..=n as i32).cycle().take(n * batch).collect();
-        p[n * batch - 5] = n as i32 + 1;
-        let piv = DeviceVec::from_slice(dev, &p).unwrap();
-        let info = DeviceVec::zeros(dev, batch).unwrap();
-        let mut b = DeviceVec::zeros(dev, n * batch).unwrap();
-        let r = getrs_batched(l, Trans::N, &a, &piv, &mut b, 1, n);
-        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
-        assert!(b.to_vec().unwrap().iter().all(|&v| v == 0.0), "b written on error");
-        let mut inv = DeviceVec::zeros(dev, n * n * batch).unwrap();
-        let r = getri_batched(l, &a, &piv, &info, &mut inv, n * n);
-        assert!(matches!(r, Err(Error::OutOfBounds { .. })), "{r:?}");
-        assert!(inv.to_vec().unwrap().iter().all(|&v| v == 0.0), "inv written on error");
-    }
-
-    fn each_scan_reports_its_own_first_bad_index(dev) {
-        // The device word the scans report in is kept from call to call: an index found by one
-        // call must neither leak into the next nor hide a larger one found later.
-        let (n, batch) = (3, 4);
-        let l = BatchLayout::packed(n, batch);
-        let good = well::<f64>(n, 5).repeat(batch);
-        let factor = |bad: Option<usize>| {
-            let mut buf = good.clone();
-            if let Some(i) = bad {
-                buf[i] = f64::NAN;
-            }
-            let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
-            let mut piv = DeviceVec::zeros(dev, n * batch).unwrap();
-            let mut info = DeviceVec::zeros(dev, batch).unwrap();
-            getrf_batched(l, &mut a, &mut piv, &mut info)
-        };
-        for bad in [Some(30), None, None, Some(3), Some(35), Some(0), None, Some(35), None] {
-            let want = match bad {
-                Some(index) => Err(Error::NonFinite { op: "getrf_batched", index }),
-                None => Ok(()),
-            };
-            assert_eq!(factor(bad), want, "NaN at {bad:?}");
+    fn non_finite_matrices_are_left_unchanged(dev) {
+        // The register kernels: groups of 4 lanes (the last block partly empty), 32 lanes.
+        non_finite_case::<f64>(dev, 4, 33, &[(0, 0), (5, 15), (5, 3), (32, 7)]);
+        non_finite_case::<Complex64>(dev, 3, 9, &[(8, 8), (2, 4), (2, 1), (4, 2), (6, 5)]);
+        // Several in one matrix, in different lanes: the smallest position is reported.
+        non_finite_case::<f32>(dev, 20, 3, &[(1, 69), (1, 37), (1, 131), (2, 5)]);
+        non_finite_case::<Complex64>(dev, 32, 3, &[(1, 1023), (1, 990)]);
+        // The block-register kernels (f32 to 64, f64 to 48, c64 to 36).
+        non_finite_case::<f32>(dev, 40, 4, &[(1, 39), (1, 1599), (3, 800)]);
+        non_finite_case::<f64>(dev, 47, 3, &[(0, 2208), (2, 46)]);
+        non_finite_case::<Complex32>(dev, 35, 3, &[(1, 1224), (1, 36)]);
+        // The blocked kernels: real types read the matrix while one warp factors the first
+        // panel, complex types before it; a bad entry in the first panel, in the last
+        // column, and in matrices before and after good ones.
+        non_finite_case::<f32>(dev, 100, 3, &[(0, 5), (2, 9999)]);
+        non_finite_case::<f64>(dev, 70, 4, &[(1, 4899), (3, 2000), (3, 1999)]);
+        non_finite_case::<Complex32>(dev, 100, 3, &[(1, 350), (1, 9000)]);
+        non_finite_case::<Complex64>(dev, 65, 2, &[(0, 64 * 65 + 64)]);
+        if !gpu_blas::testing::under_sanitizer() {
+            non_finite_case::<f64>(dev, 200, 3, &[(1, 39999), (2, 0)]);
         }
+    }
 
-        let mut a = DeviceVec::from_slice(dev, &good).unwrap();
-        let (mut piv, mut info) = (DeviceVec::zeros(dev, n * batch).unwrap(), DeviceVec::zeros(dev, batch).unwrap());
-        getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
-        let pivots = piv.to_vec().unwrap();
-        let mut inv = DeviceVec::<f64>::zeros(dev, n * n * batch).unwrap();
-        for bad in [Some(7), None, Some(11), Some(2), None, Some(11), None] {
-            let mut p = pivots.clone();
-            if let Some(i) = bad {
-                p[i] = 0;
+    fn non_finite_in_every_blocked_configuration(dev) {
+        // Each forced configuration, one-warp blocks included (the matrix is then read by
+        // the panel's warp after the panel).
+        struct Reset;
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                set_blocked_config(None);
             }
-            let p = DeviceVec::from_slice(dev, &p).unwrap();
-            let r = getri_batched(l, &a, &p, &info, &mut inv, n * n);
-            match bad {
-                None => assert_eq!(r, Ok(()), "valid pivots after an invalid one"),
-                Some(i) => {
-                    let msg = format!("{r:?}");
-                    assert!(matches!(r, Err(Error::OutOfBounds { op: "getri_batched", .. })), "{msg}");
-                    assert!(msg.contains(&format!("pivots[{i}] = 0 ")), "pivot {i}: {msg}");
+        }
+        let _reset = Reset;
+        for threads in [32, 64, 128, 256] {
+            for (nb, regs) in [(8, RegCap::R80), (16, RegCap::R64), (32, RegCap::R48)] {
+                set_blocked_config(Some(Blocked { nb, threads, regs }));
+                non_finite_case::<f64>(dev, 40, 3, &[(1, 1599), (1, 17)]);
+                non_finite_case::<Complex32>(dev, 33, 2, &[(0, 33 * 20 + 1)]);
+            }
+        }
+    }
+
+    fn variable_size_batches_with_non_finite_matrices(dev) {
+        let sizes = [1usize, 2, 40, 100, 3, 0, 33];
+        let vb = VarBatch::packed(&sizes);
+        let clean: Vec<f64> = sizes.iter().enumerate().flat_map(|(k, &n)| well::<f64>(n, 40 + k as u64)).collect();
+        let mut dirty = clean.clone();
+        // Matrix 2 (n = 40) at its position 123, matrix 3 (n = 100) at 9999, matrix 6 at 0.
+        let bad = [(2usize, 123usize), (3, 9999), (6, 0)];
+        for &(k, e) in &bad {
+            dirty[vb.offsets[k] + e] = f64::NAN;
+        }
+        let run = |a: &[f64]| {
+            let mut f = DeviceVec::from_slice(dev, a).unwrap();
+            let mut p = DeviceVec::from_slice(dev, &vec![-3; vb.pivot_len()]).unwrap();
+            let mut i = DeviceVec::from_slice(dev, &vec![-3; sizes.len()]).unwrap();
+            getrf_vbatched(&vb, &mut f, &mut p, &mut i).unwrap();
+            let check = vb.check_info(&i);
+            (f.to_vec().unwrap(), p.to_vec().unwrap(), i.to_vec().unwrap(), check)
+        };
+        let (fc, pc, ic, cc) = run(&clean);
+        let (fd, pd, id, cd) = run(&dirty);
+        assert_eq!(cc, Ok(ic.clone()));
+        assert_eq!(cd, Err(Error::NonFinite { op: "getrf_vbatched", index: vb.offsets[2] + 123 }));
+        let mut ps = 0;
+        for (k, &n) in sizes.iter().enumerate() {
+            let (r, rp) = (vb.offsets[k]..vb.offsets[k] + n * n, ps..ps + n);
+            ps += n;
+            match bad.iter().find(|b| b.0 == k) {
+                Some(&(_, e)) => {
+                    assert!(same_bits(&fd[r.clone()], &dirty[r]), "matrix {k} written");
+                    assert_eq!(pd[rp], (1..=n as i32).collect::<Vec<_>>()[..], "matrix {k}");
+                    assert_eq!(id[k], -1 - e as i32, "matrix {k}");
+                }
+                None => {
+                    assert_eq!(fd[r.clone()], fc[r.clone()], "matrix {k}");
+                    assert_eq!((&pd[rp.clone()], id[k]), (&pc[rp.clone()], ic[k]), "matrix {k}");
+                    assert_lu(n, &clean[r.clone()], &fd[r], &pd[rp], &format!("vbatched {k}"));
                 }
             }
         }
-    }
-
-    fn first_of_several_non_finite_elements(dev) {
-        // The scan reads a few elements per lane before testing them: the reported index is
-        // still the smallest, within a lane's group (37 before 69), across lanes (131 is later)
-        // and across matrices (matrix 2's element 5 is later than matrix 1's 37).
-        for n in [20usize, 40] {
-            let l = BatchLayout::packed(n, 3);
-            let nn = n * n;
-            let mut buf = well::<f32>(n, 9).repeat(3);
-            for (i, v) in [(69, f32::NAN), (37, f32::INFINITY), (131, f32::NAN)] {
-                buf[nn + i] = v;
+        // The inverse of the dirty factors: NaN for the bad matrices (info < 0).
+        let f = DeviceVec::from_slice(dev, &fd).unwrap();
+        let (p, i) = (DeviceVec::from_slice(dev, &pd).unwrap(), DeviceVec::from_slice(dev, &id).unwrap());
+        let mut inv = DeviceVec::zeros(dev, vb.required_len()).unwrap();
+        getri_vbatched(&vb, &f, &p, &i, &mut inv).unwrap();
+        let inv = inv.to_vec().unwrap();
+        for (k, &n) in sizes.iter().enumerate() {
+            let r = vb.offsets[k]..vb.offsets[k] + n * n;
+            let nan = inv[r.clone()].iter().all(|v| v.is_nan());
+            match bad.iter().any(|b| b.0 == k) {
+                true => assert!(nan, "inverse {k}"),
+                false => assert_inverse(n, &clean[r.clone()], &inv[r], &format!("vbatched {k}")),
             }
-            buf[2 * nn + 5] = f32::NEG_INFINITY;
-            let mut a = DeviceVec::from_slice(dev, &buf).unwrap();
-            let mut piv = DeviceVec::zeros(dev, n * 3).unwrap();
-            let mut info = DeviceVec::zeros(dev, 3).unwrap();
-            let r = getrf_batched(l, &mut a, &mut piv, &mut info);
-            assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index: nn + 37 }), "n = {n}");
-            let same = a.to_vec().unwrap().iter().zip(&buf).all(|(x, y)| x.to_bits() == y.to_bits());
-            assert!(same, "n = {n}: a written on error");
         }
     }
 
-    fn concurrent_calls_report_their_own_errors(dev) {
-        // Several threads scanning on one device at once (on a GPU they share its stream; one
-        // holds the cached scan word, the others take a temporary one).
+    fn invalid_pivots_give_nan_for_their_matrix(dev) {
+        bad_pivot_case::<f64>(dev, 2, 3, (1, 0, 3));
+        bad_pivot_case::<Complex32>(dev, 16, 4, (3, 15, 0));
+        bad_pivot_case::<f64>(dev, 36, 3, (2, 31, 37)); // getri_mid, getrs blocked
+        bad_pivot_case::<f32>(dev, 200, 2, (0, 199, -5)); // the triangle-form inverse
+        bad_pivot_case::<f64>(dev, 70, 3, (0, 0, i32::MAX)); // getri blocked above 128
+        bad_pivot_case::<Complex64>(dev, 70, 2, (1, 69, i32::MIN));
+
+        let vb = VarBatch::packed(&[3, 40]);
+        let a: Vec<f64> = [well::<f64>(3, 1), well::<f64>(40, 2)].concat();
+        let mut f = DeviceVec::from_slice(dev, &a).unwrap();
+        let (mut p, mut i) = (DeviceVec::zeros(dev, 43).unwrap(), DeviceVec::zeros(dev, 2).unwrap());
+        getrf_vbatched(&vb, &mut f, &mut p, &mut i).unwrap();
+        let mut ph = p.to_vec().unwrap();
+        ph[3 + 39] = 41;
+        let p = DeviceVec::from_slice(dev, &ph).unwrap();
+        let mut b = DeviceVec::from_slice(dev, &random_values::<f64>(43, 3)).unwrap();
+        getrs_vbatched(&vb, Trans::N, &f, &p, &mut b).unwrap();
+        let b = b.to_vec().unwrap();
+        assert!(b[..3].iter().all(|v| v.is_finite()) && b[3..].iter().all(|v| v.is_nan()), "{b:?}");
+        let r = vb.check_pivots(&p);
+        assert!(matches!(r, Err(Error::OutOfBounds { .. })) && format!("{r:?}").contains("pivots[42] = 41 "), "{r:?}");
+    }
+
+    fn concurrent_calls_report_their_own_matrices(dev) {
+        // Several threads on one device at once (on a GPU they share its stream).
         let (n, batch) = (4, 50);
         let l = BatchLayout::packed(n, batch);
         let nn = n * n * batch;
         // Racecheck loses track of kernel launches queued from several host threads at once
         // ("failed to track a kernel launch"); under the sanitizer the same calls run on one
-        // thread (memcheck ran the concurrent form clean).
+        // thread.
         let threads = if gpu_blas::testing::under_sanitizer() { 1 } else { 4 };
         std::thread::scope(|s| {
             for t in 0..threads {
@@ -230,9 +408,10 @@ gpu_blas::device_tests! {
                         }
                         let a = DeviceVec::from_slice(dev, &buf).unwrap();
                         let mut inv = DeviceVec::zeros(dev, nn).unwrap();
-                        let r = inverse_batched(l, &a, &mut inv, n * n).map(|_| ());
+                        let info = inverse_batched(l, &a, &mut inv, n * n).unwrap();
+                        let r = l.check_info(&info).map(|_| ());
                         match bad {
-                            Some(index) => assert_eq!(r, Err(Error::NonFinite { op: "inverse_batched", index }), "thread {t}, call {it}"),
+                            Some(index) => assert_eq!(r, Err(Error::NonFinite { op: "getrf_batched", index }), "thread {t}, call {it}"),
                             None => assert_eq!(r, Ok(()), "thread {t}, call {it}"),
                         }
                     }
