@@ -17,6 +17,12 @@
 //! up to 256 and f64 180..192 two blocks per matrix with one triangle of the factors at a time). Argument errors are found before anything
 //! is written.
 //!
+//! On a GPU every call returns once its work is queued: each matrix is validated on the device,
+//! where it is factored, and what the device finds is reported per matrix in `info`
+//! ([`MatrixStatus`]): a matrix holding a NaN or an infinity is left unchanged and the rest of
+//! the batch is factored. [`BatchLayout::check_info`] (or [`VarBatch::check_info`]) reads `info`
+//! back and turns such a matrix into [`Error::NonFinite`](gpu_blas::Error::NonFinite).
+//!
 //! ```
 //! use batched_lu::{inverse_batched, BatchLayout};
 //! use gpu_blas::{Device, DeviceVec};
