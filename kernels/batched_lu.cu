@@ -1065,7 +1065,7 @@ template <class T> __host__ __device__ constexpr bool late_rows() { return std::
 template <class T> __host__ __device__ constexpr bool diag_pairs() { return !std::is_same<T, double>::value; }
 template <class T> __host__ __device__ constexpr bool list_swaps() { return !std::is_same<T, cf64>::value; }
 // Whether the blocked factorization checks its matrix itself (f64: while warp 0 factors the first
-// panel, the other warps read the matrix; 0.2–2.5 % of the kernel's time) or finds the marks of
+// panel, the other warps read the matrix; 2–5.5 % of the kernel's time) or finds the marks of
 // `nonfinite_info_scan` (the other types, whose kernels lost 15–40 % to the check inside).
 template <class T> __host__ __device__ constexpr bool validate_inside() { return std::is_same<T, double>::value; }
 
@@ -1526,14 +1526,14 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 
 #define SMALL(T, P, W)                                                                                         \
     extern "C" __global__ void __launch_bounds__(128, small_minb(sizeof(T), W)) getrf_small_w##W##_##P(    \
-        T* a, int* ipiv, int* info, int batch, int n, i64 stride) {           \
+        T* a, int* ipiv, int* info, int batch, int n, i64 stride) {                                          \
         __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
         getrf_small<T, W, small_red(W), small_smem(W)>(a, ipiv, info, batch, n, stride,                        \
                                                        reinterpret_cast<T*>(rows));                          \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
         getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \
-                               i64 a_stride, i64 inv_stride) {               \
+                               i64 a_stride, i64 inv_stride) {                                               \
         getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
     }
 
@@ -1542,8 +1542,8 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 #define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW)                                                              \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
-             i64 inv_stride) {                                                \
-        if (blockIdx.x >= (unsigned)batch) return;                                       \
+             i64 inv_stride) {                                                                                \
+        if (blockIdx.x >= (unsigned)batch) return;                                                            \
         getri_mid<T, NW, CPW, R, TRI, HW>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);             \
     }
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
@@ -1590,9 +1590,9 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // The register factorization of orders up to NMAX with NW warps and R rows per thread.
 #define ROWS(T, P, NW, R, NMAX)                                                                              \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
-        getrf_rows_w##NW##_r##R##_n##NMAX##_##P(T* a, int* ipiv, int* info, int batch, int n, i64 stride) {                             \
+        getrf_rows_w##NW##_r##R##_n##NMAX##_##P(T* a, int* ipiv, int* info, int batch, int n, i64 stride) {  \
         __shared__ __align__(16) unsigned char sm[rows_smem<T, NW, NMAX>()];                                 \
-        if (blockIdx.x >= (unsigned)batch) return;                                       \
+        if (blockIdx.x >= (unsigned)batch) return;                                                           \
         getrf_rows<T, NW, R, NMAX>(a, ipiv, info, n, stride, sm);                                             \
     }
 // The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Version 8): f32 one warp of
@@ -1610,19 +1610,19 @@ __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
 // tuning table picks the variant per type and order.
 #define BLOCKED_V(T, P, NB, CPT, SUF, MINB)                                                              \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
-        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS) {                                \
+        getrf_blocked_nb##NB##SUF##_##P(T* a, int* ipiv, int* info, BATCH_ARGS) {                        \
         if (blockIdx.x < (unsigned)batch) getrf_blocked<T, NB, CPT>(a, ipiv, info, BATCH);              \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
         getrs_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs,    \
-                                        int chunks, int trans, BATCH_ARGS) {                                \
+                                        int chunks, int trans, BATCH_ARGS) {                             \
         if (trans == 0) solve_blocked<T, NB, CPT, 0>(a, ipiv, info, x, nrhs, chunks, BATCH);             \
         else if (trans == 1) solve_blocked<T, NB, CPT, 1>(a, ipiv, info, x, nrhs, chunks, BATCH);        \
         else solve_blocked<T, NB, CPT, 2>(a, ipiv, info, x, nrhs, chunks, BATCH);                        \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
         getri_blocked_nb##NB##SUF##_##P(const T* a, const int* ipiv, const int* info, T* x, int chunks,  \
-                                        BATCH_ARGS) {                    \
+                                        BATCH_ARGS) {                                                    \
         solve_blocked<T, NB, CPT, 3>(a, ipiv, info, x, 0, chunks, BATCH);                                \
     }
 

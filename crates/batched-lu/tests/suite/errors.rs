@@ -29,6 +29,19 @@ fn same_bits<T: Scalar>(x: &[T], y: &[T]) -> bool {
     x.len() == y.len() && x.iter().zip(y).all(|(a, b)| bits(a) == bits(b))
 }
 
+/// An output of one matrix: all NaN where its input was `bad`, else bit for bit the output
+/// computed without any bad input in the batch.
+fn nan_or_same<T: Scalar>(bad: bool, got: &[T], clean: &[T], what: &str) {
+    if bad {
+        assert!(got.iter().all(|v| v.to_c64().is_nan()), "{what}: not NaN");
+    } else {
+        assert!(
+            same_bits(got, clean),
+            "{what}: differs from the clean batch's"
+        );
+    }
+}
+
 /// A non-finite value of kind `i`: NaN, +∞, −∞, and for complex types an infinite or NaN
 /// imaginary part beside a finite real one.
 fn non_finite<T: Scalar>(i: usize) -> T {
@@ -147,19 +160,14 @@ fn non_finite_case<T: Scalar>(dev: &Device, n: usize, batch: usize, bad: &[(usiz
     );
     for k in 0..batch {
         let (r, rb) = (k * nn..(k + 1) * nn, k * n * nrhs..(k + 1) * n * nrhs);
-        if first(k).is_some() {
-            assert!(
-                xd[r].iter().all(|v| v.to_c64().is_nan()),
-                "{what}: inverse {k}"
-            );
-            assert!(
-                bd[rb].iter().all(|v| v.to_c64().is_nan()),
-                "{what}: solution {k}"
-            );
-        } else {
-            assert!(same_bits(&xd[r.clone()], &xc[r]), "{what}: inverse {k}");
-            assert!(same_bits(&bd[rb.clone()], &bc[rb]), "{what}: solution {k}");
-        }
+        let bad = first(k).is_some();
+        nan_or_same(bad, &xd[r.clone()], &xc[r], &format!("{what}: inverse {k}"));
+        nan_or_same(
+            bad,
+            &bd[rb.clone()],
+            &bc[rb],
+            &format!("{what}: solution {k}"),
+        );
     }
 }
 
@@ -189,16 +197,18 @@ fn bad_pivot_case<T: Scalar>(dev: &Device, n: usize, batch: usize, (k, j, v): (u
     let ((xg, bg), (xb, bb)) = (run(&p), run(&pb));
     for m in 0..batch {
         let (r, rb) = (m * nn..(m + 1) * nn, m * n..(m + 1) * n);
-        if m == k {
-            assert!(xb[r].iter().all(|x| x.to_c64().is_nan()), "{what}: inverse");
-            assert!(
-                bb[rb].iter().all(|x| x.to_c64().is_nan()),
-                "{what}: solution"
-            );
-        } else {
-            assert!(same_bits(&xb[r.clone()], &xg[r]), "{what}: inverse {m}");
-            assert!(same_bits(&bb[rb.clone()], &bg[rb]), "{what}: solution {m}");
-        }
+        nan_or_same(
+            m == k,
+            &xb[r.clone()],
+            &xg[r],
+            &format!("{what}: inverse {m}"),
+        );
+        nan_or_same(
+            m == k,
+            &bb[rb.clone()],
+            &bg[rb],
+            &format!("{what}: solution {m}"),
+        );
     }
     assert_eq!(
         l.check_pivots(&DeviceVec::from_slice(dev, &p).unwrap()),
