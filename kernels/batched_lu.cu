@@ -193,6 +193,27 @@ __device__ __forceinline__ int group_argmax(unsigned long long key, int pos, uns
     return (int)__reduce_min_sync(gm, hit && key != 0ull ? (unsigned)pos : 0x7fffffffu);
 }
 
+// Runs f(c, j) for the steps j = 0, 1, .., n − 1 (DOWN: n − 1, .., 0) of a register kernel
+// of width W in chunks of CH steps, c being the chunk's first step: a compile-time constant
+// once the chunk loop is unrolled, while j inside a chunk is a loop variable (CH = 1: every
+// step unrolled, j = c).
+template <int W, int CH, bool DOWN, class F> __device__ __forceinline__ void chunked_steps(int n, F f) {
+#pragma unroll
+    for (int i = 0; i < W / CH; ++i) {
+        const int c = DOWN ? W - CH - i * CH : i * CH;
+        if constexpr (CH == 1) {
+            if (c < n) f(c, c);
+        } else if constexpr (DOWN) {
+#pragma unroll 1
+            for (int j = min(c + CH, n) - 1; j >= c; --j) f(c, j);
+        } else {
+            const int jend = min(c + CH, n);
+#pragma unroll 1
+            for (int j = c; j < jend; ++j) f(c, j);
+        }
+    }
+}
+
 // The pivot search and the pivot row's broadcast of `getrf_small`, each in one of two forms
 // (a compile-time choice per W, from the measurements in docs/perf-notes.md):
 // * RED (only with SMEM): the argmax by hardware reductions (`group_argmax`), else by a shuffle
@@ -200,7 +221,7 @@ __device__ __forceinline__ int group_argmax(unsigned long long key, int pos, uns
 // * SMEM: the lane holding the pivot row writes its columns j.. to shared memory 16 bytes at a
 //   time and the others read them back (two rows per group in `buf`, alternating by step), else
 //   every element is shuffled from that lane.
-template <class T, int W, bool RED, bool SMEM>
+template <class T, int W, bool RED, bool SMEM, int CH>
 __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int batch, int n,
                             i64 stride, T* __restrict__ buf) {
     typedef typename Real<T>::type R;
@@ -208,6 +229,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
     constexpr int E = PK::N;  // elements per 16 bytes
     static_assert(W % E == 0 && W <= 32, "W is 4, 8, 16 or 32");
     static_assert(SMEM || !RED, "the shuffled broadcast needs the shuffle tree's source lane");
+    static_assert(W % CH == 0 && (CH == 1 || (SMEM && CH % E == 0)), "chunks of whole packs, SMEM only");
     const int gl = threadIdx.x % W, g = threadIdx.x / W;
     const unsigned gm = W == 32 ? 0xffffffffu : (((1u << W) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
     const int k = (int)(((i64)blockIdx.x * blockDim.x + threadIdx.x) / W);
@@ -219,93 +241,101 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
 #pragma unroll
     for (int j = 0; j < W; ++j) r[j] = (row && j < n) ? A[gl + (i64)j * n] : zero<T>();
     int pos = gl, inf = 0, mypiv = 0;
+    // Steps in chunks of CH: the first column c of a chunk is a compile-time constant, the step
+    // j within it is not (CH = 1: every step unrolled). A step updates the columns c.. of its
+    // chunk on, those at or left of j masked, so the code holds W / CH copies of a step instead
+    // of W. Fully unrolled, the c128 32-lane kernel is 164 KB of code; in chunks of two steps
+    // it is 112 KB and 36–41 % faster at n = 32 (docs/perf-notes.md, Batched LU Version 14).
+    auto step = [&](const int c, const int j) {
+        T rj = r[c];
 #pragma unroll
-    for (int j = 0; j < W; ++j) {
-        if (j < n) {
-            // A NaN entry (only after an overflow) ranks below every number but above the
-            // non-candidates, so a column of NaN pivots on its first candidate row, and every
-            // lane of the group ends the search with the same pivot row p.
-            const R a1 = abs1(r[j]);
-            const bool cand = row && pos >= j;
-            int p, src = gl;
-            bool zero_pivot;
-            if constexpr (RED) {
-                unsigned long long kmax;
-                p = group_argmax<R>(pivot_key(a1, cand), pos, gm, kmax);
-                zero_pivot = kmax == 2ull;
-            } else {
-                R v = cand ? (a1 == a1 ? a1 : (R)-0.5) : (R)-1;
-                p = cand ? pos : ROW_NONE;
+        for (int jj = c + 1; jj < c + CH; ++jj)
+            if (j == jj) rj = r[jj];
+        // A NaN entry (only after an overflow) ranks below every number but above the
+        // non-candidates, so a column of NaN pivots on its first candidate row, and every
+        // lane of the group ends the search with the same pivot row p.
+        const R a1 = abs1(rj);
+        const bool cand = row && pos >= j;
+        int p, src = gl;
+        bool zero_pivot;
+        if constexpr (RED) {
+            unsigned long long kmax;
+            p = group_argmax<R>(pivot_key(a1, cand), pos, gm, kmax);
+            zero_pivot = kmax == 2ull;
+        } else {
+            R v = cand ? (a1 == a1 ? a1 : (R)-0.5) : (R)-1;
+            p = cand ? pos : ROW_NONE;
 #pragma unroll
-                for (int off = W / 2; off > 0; off >>= 1) {
-                    const R v2 = shfl_xor_w(v, off, W);
-                    const int p2 = __shfl_xor_sync(0xffffffffu, p, off, W);
-                    const int s2 = __shfl_xor_sync(0xffffffffu, src, off, W);
-                    if (v2 > v || (v2 == v && p2 < p)) {
-                        v = v2;
-                        p = p2;
-                        src = s2;
-                    }
+            for (int off = W / 2; off > 0; off >>= 1) {
+                const R v2 = shfl_xor_w(v, off, W);
+                const int p2 = __shfl_xor_sync(0xffffffffu, p, off, W);
+                const int s2 = __shfl_xor_sync(0xffffffffu, src, off, W);
+                if (v2 > v || (v2 == v && p2 < p)) {
+                    v = v2;
+                    p = p2;
+                    src = s2;
                 }
-                zero_pivot = v == (R)0;
             }
-            if (zero_pivot && inf == 0) inf = j + 1;
-            if (row && gl == j) mypiv = p + 1;
-            T* rbj = rb + (j & 1) * W;
-            if constexpr (SMEM) {
-                if (row && pos == p) {
+            zero_pivot = v == (R)0;
+        }
+        if (zero_pivot && inf == 0) inf = j + 1;
+        if (row && gl == j) mypiv = p + 1;
+        T* rbj = rb + (j & 1) * W;
+        if constexpr (SMEM) {
+            if (row && pos == p) {
+                // CH = 1: from j's pack; else from the chunk's first.
 #pragma unroll
-                    for (int q = j / E; q < W / E; ++q) {
-                        PK v;
+                for (int q = c / E; q < W / E; ++q) {
+                    if (CH == 1 && q < j / E) continue;
+                    PK v;
 #pragma unroll
-                        for (int e = 0; e < E; ++e) v.v[e] = r[q * E + e];
-                        reinterpret_cast<PK*>(rbj)[q] = v;
-                    }
+                    for (int e = 0; e < E; ++e) v.v[e] = r[q * E + e];
+                    reinterpret_cast<PK*>(rbj)[q] = v;
                 }
-                __syncwarp();
             }
-            pos = swapped(pos, p, j);
-            const bool below = row && pos > j;
-            T l = r[j];
-            if constexpr (SMEM) {
-                // 16 bytes at a time, each pack read right before its updates, so the row never
-                // sits in registers twice.
-                const PK* pr = reinterpret_cast<const PK*>(rbj);
-                const PK pj = pr[j / E];
-                const T piv = pj.v[j % E];
-                if (below && !is_zero_v(piv)) l = div_s(l, piv);
-                if (below) r[j] = l;
-                const T nl = neg(l);
+            __syncwarp();
+        }
+        pos = swapped(pos, p, j);
+        const bool below = row && pos > j;
+        T l = rj;
+        if constexpr (SMEM) {
+            // 16 bytes at a time, each pack read right before its updates, so the row never
+            // sits in registers twice.
+            const PK* pr = reinterpret_cast<const PK*>(rbj);
+            const T piv = reinterpret_cast<const T*>(rbj)[j];
+            if (below && !is_zero_v(piv)) l = div_s(l, piv);
+            if (below) {
 #pragma unroll
-                for (int e = j % E + 1; e < E; ++e) {
-                    const int jj = j / E * E + e;
-                    if (jj < n && below) r[jj] = madd(nl, pj.v[e], r[jj]);
+                for (int jj = c; jj < c + CH; ++jj)
+                    if (j == jj) r[jj] = l;
+            }
+            const T nl = neg(l);
+#pragma unroll
+            for (int q = c / E; q < W / E; ++q) {
+                if (q * E >= n) break;
+                if (CH == 1 && q < j / E) continue;
+                const PK v = pr[q];
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    const int jj = q * E + e;
+                    if (jj > j && jj < n && below) r[jj] = madd(nl, v.v[e], r[jj]);
                 }
+            }
+        } else {
+            const T piv = shfl_idx(r[j], src, W);
+            if (below && !is_zero_v(piv)) l = div_s(l, piv);
+            if (below) r[j] = l;
+            const T nl = neg(l);
 #pragma unroll
-                for (int q = j / E + 1; q < W / E; ++q) {
-                    if (q * E >= n) break;
-                    const PK v = pr[q];
-#pragma unroll
-                    for (int e = 0; e < E; ++e) {
-                        const int jj = q * E + e;
-                        if (jj < n && below) r[jj] = madd(nl, v.v[e], r[jj]);
-                    }
-                }
-            } else {
-                const T piv = shfl_idx(r[j], src, W);
-                if (below && !is_zero_v(piv)) l = div_s(l, piv);
-                if (below) r[j] = l;
-                const T nl = neg(l);
-#pragma unroll
-                for (int jj = j + 1; jj < W; ++jj) {
-                    if (jj < n) {
-                        const T u = shfl_idx(r[jj], src, W);
-                        if (below) r[jj] = madd(nl, u, r[jj]);
-                    }
+            for (int jj = j + 1; jj < W; ++jj) {
+                if (jj < n) {
+                    const T u = shfl_idx(r[jj], src, W);
+                    if (below) r[jj] = madd(nl, u, r[jj]);
                 }
             }
         }
-    }
+    };
+    chunked_steps<W, CH, false>(n, step);
     // Validation after the steps, so that it holds no register through them: every step keeps a
     // NaN or an infinity in the slot it started in (x − y, x·y and x / y are non-finite when x
     // is, and a zero pivot divides nothing), so a matrix with a non-finite entry has one in its
@@ -334,7 +364,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
 
 // Inverse from the factors for n <= 32: one lane per column of the inverse, the factors of the
 // group's matrix in shared memory (leading dimension W + 1).
-template <class T, int W>
+template <class T, int W, int CH>
 __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                             T* __restrict__ inv, int batch, int n, i64 a_stride, i64 inv_stride, T* smem) {
     constexpr int LD = W + 1;
@@ -398,24 +428,34 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
     T x[W];
 #pragma unroll
     for (int i = 0; i < W; ++i) x[i] = (i == at) ? one_t<T>() : zero<T>();
+    // The substitutions in chunks of CH steps, as in `getrf_small`: chunk c's first step is a
+    // compile-time constant, its step j is not, and a step updates the rows of its chunk and
+    // beyond (forward) or before (backward), those not past j masked.
+    auto pick = [&](const int c, const int j) {
+        T v = x[c];
 #pragma unroll
-    for (int j = 0; j < W; ++j) {
-        if (j < n) {
-            const T nx = neg(x[j]);
+        for (int i = c + 1; i < c + CH; ++i)
+            if (j == i) v = x[i];
+        return v;
+    };
+    auto fwd = [&](const int c, const int j) {
+        const T nx = neg(pick(c, j));
 #pragma unroll
-            for (int i = j + 1; i < W; ++i)
-                if (i < n) x[i] = madd(F[i + j * LD], nx, x[i]);
-        }
-    }
+        for (int i = c + 1; i < W; ++i)
+            if (i > j && i < n) x[i] = madd(F[i + j * LD], nx, x[i]);
+    };
+    auto bwd = [&](const int c, const int j) {
+        const T xj = div_s(pick(c, j), F[j + j * LD]);
 #pragma unroll
-    for (int j = W - 1; j >= 0; --j) {
-        if (j < n) {
-            x[j] = div_s(x[j], F[j + j * LD]);
-            const T nx = neg(x[j]);
+        for (int i = c; i < c + CH; ++i)
+            if (j == i) x[i] = xj;
+        const T nx = neg(xj);
 #pragma unroll
-            for (int i = 0; i < j; ++i) x[i] = madd(F[i + j * LD], nx, x[i]);
-        }
-    }
+        for (int i = 0; i < c + CH - 1; ++i)
+            if (i < j) x[i] = madd(F[i + j * LD], nx, x[i]);
+    };
+    chunked_steps<W, CH, false>(n, fwd);
+    chunked_steps<W, CH, true>(n, bwd);
     __syncwarp();
     if (live && gl < n) {
 #pragma unroll
@@ -1523,18 +1563,28 @@ constexpr int small_minb(int bytes, int w) { return 65536 / (128 * (w * bytes / 
 // The forms of the pivot search and broadcast per group width (see `getrf_small`).
 __host__ __device__ constexpr bool small_red(int w) { return w == 32; }
 __host__ __device__ constexpr bool small_smem(int w) { return w >= 16; }
+// Steps per chunk of `getrf_small` and `getri_small` (1: every step unrolled), from the
+// measurements in docs/perf-notes.md (Batched LU Version 14): chunks only pay in the complex
+// 32-lane kernels (c128 getrf 2, getri 4; c64 getri 4); elsewhere they lose 15–70 %.
+template <class T> __host__ __device__ constexpr int small_chunk_f(int w) {
+    return w == 32 && sizeof(T) == 16 ? 2 : 1;
+}
+template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
+    return w == 32 && sizeof(T) == 2 * sizeof(typename Real<T>::type) ? 4 : 1;
+}
 
 #define SMALL(T, P, W)                                                                                         \
     extern "C" __global__ void __launch_bounds__(128, small_minb(sizeof(T), W)) getrf_small_w##W##_##P(    \
         T* a, int* ipiv, int* info, int batch, int n, i64 stride) {                                          \
         __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
-        getrf_small<T, W, small_red(W), small_smem(W)>(a, ipiv, info, batch, n, stride,                        \
-                                                       reinterpret_cast<T*>(rows));                          \
+        getrf_small<T, W, small_red(W), small_smem(W), small_chunk_f<T>(W)>(                                   \
+            a, ipiv, info, batch, n, stride, reinterpret_cast<T*>(rows));                                        \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
         getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \
                                i64 a_stride, i64 inv_stride) {                                               \
-        getri_small<T, W>(a, ipiv, info, inv, batch, n, a_stride, inv_stride, reinterpret_cast<T*>(dyn_smem)); \
+        getri_small<T, W, small_chunk_i<T>(W)>(a, ipiv, info, inv, batch, n, a_stride, inv_stride,         \
+                                                      reinterpret_cast<T*>(dyn_smem));                            \
     }
 
 // The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW> on one block (per
