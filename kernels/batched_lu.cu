@@ -685,12 +685,13 @@ template <class T, int NW, int NMAX> __host__ __device__ constexpr int rows_smem
     return 2 * NW * (NMAX * (int)sizeof(T) + (int)sizeof(RowCand));
 }
 
-template <class T, int NW, int R, int NMAX> struct RowsLU {
+template <class T, int NW, int R, int NMAX, int CH> struct RowsLU {
     typedef typename Real<T>::type RT;
     typedef typename std::conditional<sizeof(RT) == 8, unsigned long long, unsigned>::type KT;
     typedef Pack<T> PK;
     static constexpr int E = PK::N, CP = NMAX / E, NT = 32 * NW;
     static_assert(NMAX % E == 0, "NMAX is a whole number of 16-byte packs");
+    static_assert(NMAX % CH == 0, "whole chunks");
     T v[R][NMAX];
     int pos[R], mypiv[R];
     bool live[R];
@@ -698,13 +699,16 @@ template <class T, int NW, int R, int NMAX> struct RowsLU {
     PK* rows;       // [2][NW][CP]
     RowCand* cand;  // [2][NW]
 
-    template <int k> __device__ __forceinline__ void step() {
+    // Step k of the chunk whose first step is c (a compile-time constant; k = c when CH = 1):
+    // column k is read by a select over the chunk, and the update covers the columns c.., those
+    // at or left of k masked.
+    template <int c> __device__ __forceinline__ void step(const int k) {
         if (k >= n) return;
         KT key = 0;
         int kpos = ROW_NONE;
 #pragma unroll
         for (int i = 0; i < R; ++i) {
-            const KT kk = row_key(abs1(v[i][k]), live[i] && pos[i] >= k);
+            const KT kk = row_key(abs1(pick(i, c, k)), live[i] && pos[i] >= k);
             if (kk > key || (kk == key && pos[i] < kpos)) {
                 key = kk;
                 kpos = pos[i];
@@ -712,13 +716,13 @@ template <class T, int NW, int R, int NMAX> struct RowsLU {
         }
         KT kmax;
         const int p = warp_argmax(key, kpos, kmax);
-        constexpr int b = k & 1;
+        const int b = k & 1;
         PK* rb = rows + (b * NW + w) * CP;
 #pragma unroll
         for (int i = 0; i < R; ++i) {
             if (pos[i] == p) {
 #pragma unroll
-                for (int q = k / E; q < CP; ++q) {
+                for (int q = c / E; q < CP; ++q) {
                     PK pk;
 #pragma unroll
                     for (int e = 0; e < E; ++e) pk.v[e] = v[i][q * E + e];
@@ -736,10 +740,10 @@ template <class T, int NW, int R, int NMAX> struct RowsLU {
             P = c0.pos;
 #pragma unroll
             for (int ww = 1; ww < NW; ++ww) {
-                const RowCand c = cand[b * NW + ww];
-                if (c.key > K || (c.key == K && c.pos < P)) {
-                    K = c.key;
-                    P = c.pos;
+                const RowCand cw = cand[b * NW + ww];
+                if (cw.key > K || (cw.key == K && cw.pos < P)) {
+                    K = cw.key;
+                    P = cw.pos;
                     W = ww;
                 }
             }
@@ -756,32 +760,57 @@ template <class T, int NW, int R, int NMAX> struct RowsLU {
             if (t + NT * i == k) mypiv[i] = P + 1;
             pos[i] = swapped(pos[i], P, k);
             below[i] = live[i] && pos[i] > k;
-            T l = v[i][k];
+            T l = pick(i, c, k);
             if (below[i] && !is_zero_v(pv)) l = div_s(l, pv);
-            if (below[i]) v[i][k] = l;
+            if (below[i]) {
+#pragma unroll
+                for (int cc = c; cc < c + CH; ++cc)
+                    if (cc == k) v[i][cc] = l;
+            }
             nl[i] = neg(l);
         }
         // 16 bytes of the pivot row at a time, each read right before its updates.
 #pragma unroll
-        for (int q = k / E; q < CP; ++q) {
+        for (int q = c / E; q < CP; ++q) {
             const PK u = ub[q];
 #pragma unroll
             for (int e = 0; e < E; ++e) {
-                const int c = q * E + e;
-                if (c <= k) continue;
+                const int col = q * E + e;
+                if (col < c) continue;
 #pragma unroll
                 for (int i = 0; i < R; ++i)
-                    if (below[i]) v[i][c] = madd(nl[i], u.v[e], v[i][c]);
+                    if (below[i] && col > k) v[i][col] = madd(nl[i], u.v[e], v[i][col]);
             }
         }
     }
-    template <int... K> __device__ __forceinline__ void steps(std::integer_sequence<int, K...>) { (step<K>(), ...); }
+    // Element k of row slot i, k in the chunk c..c + CH − 1.
+    __device__ __forceinline__ T pick(int i, int c, int k) const {
+        T x = v[i][c];
+#pragma unroll
+        for (int cc = c + 1; cc < c + CH; ++cc)
+            if (cc == k) x = v[i][cc];
+        return x;
+    }
+    template <int... C> __device__ __forceinline__ void steps(std::integer_sequence<int, C...>) {
+        (chunk<C * CH>(), ...);
+    }
+    template <int c> __device__ __forceinline__ void chunk() {
+        if constexpr (CH == 1) {
+            step<c>(c);
+        } else {
+            const int end = min(c + CH, n);
+#pragma unroll 1
+            for (int k = c; k < end; ++k) step<c>(k);
+        }
+    }
 };
 
-template <class T, int NW, int R, int NMAX>
-__device__ void getrf_rows(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int n, i64 stride,
+// Inlined into its kernel: left to the compiler, the module's largest instantiation stayed a
+// call (f32 at 64, or at 60 once 64 ran in chunks), with other registers than inlined.
+template <class T, int NW, int R, int NMAX, int CH>
+__device__ __forceinline__ void getrf_rows(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int n, i64 stride,
                            unsigned char* smem) {
-    typedef RowsLU<T, NW, R, NMAX> S;
+    typedef RowsLU<T, NW, R, NMAX, CH> S;
     S s;
     s.n = n;
     s.t = threadIdx.x;
@@ -801,7 +830,7 @@ __device__ void getrf_rows(T* __restrict__ a, int* __restrict__ ipiv, int* __res
         for (int c = 0; c < NMAX; ++c) s.v[i][c] = (s.live[i] && c < n) ? A[row + (i64)c * n] : zero<T>();
     }
     s.inf = 0;
-    s.steps(std::make_integer_sequence<int, NMAX>{});
+    s.steps(std::make_integer_sequence<int, NMAX / CH>{});
     // Validation after the steps, as in `getrf_small`: non-finite factors only come from
     // non-finite input or an overflow, and the matrix, not yet written, tells them apart.
     bool nf = false;
@@ -1637,13 +1666,23 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_R(cf32, c, 8, 13, 4) MID_R(cf32, c, 8, 14, 4) MID_R(cf32, c, 8, 15, 4) MID_R(cf32, c, 8, 16, 4)
 #define MID_Z MID_R2_COMPLEX(cf64, z) MID_H_COMPLEX(cf64, z) MID(cf64, z, 16, 4)
 
+// Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
+// docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past
+// about 140 KB of code (f32 two warps at 64, one warp at 40; f64 at 48; c64), and lose 10–26 %
+// in the smaller ones (f32 at 60 gains at n = 60 and loses at 57: left unrolled).
+template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, int nmax) {
+    return sizeof(T) == 2 * sizeof(typename Real<T>::type) ? 2
+           : sizeof(T) == 4 ? ((nw == 2 && nmax >= 64) || (r == 2 && nmax >= 40) ? 4 : 1)
+                            : (nmax >= 48 ? 4 : 1);
+}
+
 // The register factorization of orders up to NMAX with NW warps and R rows per thread.
 #define ROWS(T, P, NW, R, NMAX)                                                                              \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         getrf_rows_w##NW##_r##R##_n##NMAX##_##P(T* a, int* ipiv, int* info, int batch, int n, i64 stride) {  \
         __shared__ __align__(16) unsigned char sm[rows_smem<T, NW, NMAX>()];                                 \
         if (blockIdx.x >= (unsigned)batch) return;                                                           \
-        getrf_rows<T, NW, R, NMAX>(a, ipiv, info, n, stride, sm);                                             \
+        getrf_rows<T, NW, R, NMAX, rows_chunk<T>(NW, R, NMAX)>(a, ipiv, info, n, stride, sm);                  \
     }
 // The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Version 8): f32 one warp of
 // two rows per lane up to 40, two warps of one row per lane to 64; f64 two warps to 48; c64
