@@ -2,7 +2,7 @@
 //!
 //! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
 //!   matrix in the registers of a group of lanes) and `getri_small_w*`.
-//! * `33 ≤ n ≤ 64` for f32, `33 ≤ n ≤ 48` for f64, `33 ≤ n ≤ 36` for c64 (uniform batches),
+//! * `33 ≤ n ≤ 96` for f32, `33 ≤ n ≤ 64` for f64 and c64 (uniform batches),
 //!   the factorization:
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
 //!   [`rows_shape`]), unless a blocked configuration is forced.
@@ -370,10 +370,12 @@ pub(crate) fn tri_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
 
 /// Warps per block `nw`, rows per thread `r` and compiled order `nmax ≥ n` of the register
 /// factorization `getrf_rows_w{nw}_r{r}_n{nmax}` at order `n` (uniform batches), or `None`
-/// where the blocked kernel is as fast (f32 above 64, f64 above 48, c64 above 36, c128). The
-/// shapes are the fastest measured on an H100 (see `docs/perf-notes.md`): f32 one warp of two
-/// rows per lane up to 40, then two warps of one row per lane; f64 and c64 two warps. A
-/// kernel's time follows its compiled order, so `nmax` is `n` rounded up to 4 (c64: to 2).
+/// where the blocked kernel is as fast (f32 above 96, f64 and c64 above 64, c128). The shapes
+/// are the fastest measured (see `docs/perf-notes.md`, Batched LU Versions 8 and 14): f32 one
+/// warp of two rows per lane up to 40, then one row per lane in two warps to 64 and three to
+/// 96; f64 and c64 two warps. A kernel's time follows its compiled order, so `nmax` is `n`
+/// rounded up to 4 (c64 to 36: to 2), and to 8 past 64 (f32) and 48 (f64, c64), where the
+/// rounding costs 1–2 % and halves the kernels compiled.
 pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     if n <= SMALL_MAX {
         return None;
@@ -381,8 +383,12 @@ pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
         (false, 4, ..=40) => Some((1, 2, n.next_multiple_of(4))),
         (false, 4, ..=64) => Some((2, 1, n.next_multiple_of(4))),
+        (false, 4, ..=96) => Some((3, 1, n.next_multiple_of(8))),
         (false, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
+        (false, 8, ..=64) => Some((2, 1, n.next_multiple_of(8))),
         (true, 8, ..=36) => Some((2, 1, n.next_multiple_of(2))),
+        (true, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
+        (true, 8, ..=64) => Some((2, 1, n.next_multiple_of(8))),
         _ => None,
     }
 }
@@ -669,7 +675,7 @@ mod tests {
                 continue;
             };
             assert!(
-                nmax >= n && nmax < n + 4 && 32 * nw * r >= n,
+                nmax >= n && nmax < n + 8 && 32 * nw * r >= n,
                 "n = {n}: {nw} warps × {r} rows, order {nmax}"
             );
             assert_entry::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"), n);
@@ -692,11 +698,16 @@ mod tests {
         rows_kernels_exist::<Complex32>();
         rows_kernels_exist::<Complex64>();
         assert_eq!(rows_shape::<f32>(64), Some((2, 1, 64)));
+        assert_eq!(rows_shape::<f32>(65), Some((3, 1, 72)));
+        assert_eq!(rows_shape::<f32>(96), Some((3, 1, 96)));
+        assert_eq!(rows_shape::<f32>(97), None);
         assert_eq!(rows_shape::<f64>(48), Some((2, 1, 48)));
-        assert_eq!(rows_shape::<f32>(65), None);
-        assert_eq!(rows_shape::<f64>(49), None);
+        assert_eq!(rows_shape::<f64>(49), Some((2, 1, 56)));
+        assert_eq!(rows_shape::<f64>(65), None);
         assert_eq!(rows_shape::<Complex32>(36), Some((2, 1, 36)));
-        assert_eq!(rows_shape::<Complex32>(37), None);
+        assert_eq!(rows_shape::<Complex32>(37), Some((2, 1, 40)));
+        assert_eq!(rows_shape::<Complex32>(64), Some((2, 1, 64)));
+        assert_eq!(rows_shape::<Complex32>(65), None);
         assert_eq!(rows_shape::<Complex64>(40), None);
     }
 

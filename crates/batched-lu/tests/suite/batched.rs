@@ -318,14 +318,16 @@ fn register_widths<T: Scalar>(dev: &Device) {
     }
 }
 
-/// The register factorization of a whole matrix in one block (f32 33..=64, f64 33..=48, c64
-/// 33..=36; one or two warps, the compiled order rounded up) at the edges of each compiled
-/// order and beyond the last (the blocked kernel), for every type: factor reconstruction
+/// The register factorization of a whole matrix in one block (f32 33..=96, f64 and c64
+/// 33..=64; one to three warps, the compiled order rounded up, its steps unrolled or in chunks)
+/// at the edges of each compiled order and beyond the last (the blocked kernel), for every type: factor reconstruction
 /// against the host LU, the pivot sequence of a matrix needing an interchange at every step,
 /// `info` of a zero first and zero last column, and inverse residuals. Seven matrices per
 /// order, so the race checker gets through it quickly.
 fn row_factorization<T: Scalar>(dev: &Device) {
-    for n in [33, 35, 36, 37, 40, 41, 44, 47, 48, 49, 56, 57, 63, 64, 65] {
+    for n in [
+        33, 35, 36, 37, 40, 41, 44, 45, 47, 48, 49, 55, 56, 57, 63, 64, 65, 72, 73, 89, 96, 97,
+    ] {
         let s = 13 * n as u64;
         let mats = vec![
             well::<T>(n, s),
