@@ -214,6 +214,22 @@ template <int W, int CH, bool DOWN, class F> __device__ __forceinline__ void chu
     }
 }
 
+// Element k of the register array x, and its store, for k in the chunk c..c + CH − 1 (c a
+// compile-time constant once the chunk loop is unrolled, k not): a select over the chunk, so
+// that x is only ever indexed by constants and stays in registers.
+template <int CH, class T> __device__ __forceinline__ T chunk_get(const T* x, int c, int k) {
+    T v = x[c];
+#pragma unroll
+    for (int i = c + 1; i < c + CH; ++i)
+        if (i == k) v = x[i];
+    return v;
+}
+template <int CH, class T> __device__ __forceinline__ void chunk_set(T* x, int c, int k, T v) {
+#pragma unroll
+    for (int i = c; i < c + CH; ++i)
+        if (i == k) x[i] = v;
+}
+
 // The pivot search and the pivot row's broadcast of `getrf_small`, each in one of two forms
 // (a compile-time choice per W, from the measurements in docs/perf-notes.md):
 // * RED (only with SMEM): the argmax by hardware reductions (`group_argmax`), else by a shuffle
@@ -247,10 +263,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
     // of W. Fully unrolled, the c128 32-lane kernel is 164 KB of code; in chunks of two steps
     // it is 112 KB and 36–41 % faster at n = 32 (docs/perf-notes.md, Batched LU Version 14).
     auto step = [&](const int c, const int j) {
-        T rj = r[c];
-#pragma unroll
-        for (int jj = c + 1; jj < c + CH; ++jj)
-            if (j == jj) rj = r[jj];
+        const T rj = chunk_get<CH>(r, c, j);
         // A NaN entry (only after an overflow) ranks below every number but above the
         // non-candidates, so a column of NaN pivots on its first candidate row, and every
         // lane of the group ends the search with the same pivot row p.
@@ -304,11 +317,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
             const PK* pr = reinterpret_cast<const PK*>(rbj);
             const T piv = reinterpret_cast<const T*>(rbj)[j];
             if (below && !is_zero_v(piv)) l = div_s(l, piv);
-            if (below) {
-#pragma unroll
-                for (int jj = c; jj < c + CH; ++jj)
-                    if (j == jj) r[jj] = l;
-            }
+            if (below) chunk_set<CH>(r, c, j, l);
             const T nl = neg(l);
 #pragma unroll
             for (int q = c / E; q < W / E; ++q) {
@@ -431,24 +440,15 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
     // The substitutions in chunks of CH steps, as in `getrf_small`: chunk c's first step is a
     // compile-time constant, its step j is not, and a step updates the rows of its chunk and
     // beyond (forward) or before (backward), those not past j masked.
-    auto pick = [&](const int c, const int j) {
-        T v = x[c];
-#pragma unroll
-        for (int i = c + 1; i < c + CH; ++i)
-            if (j == i) v = x[i];
-        return v;
-    };
     auto fwd = [&](const int c, const int j) {
-        const T nx = neg(pick(c, j));
+        const T nx = neg(chunk_get<CH>(x, c, j));
 #pragma unroll
         for (int i = c + 1; i < W; ++i)
             if (i > j && i < n) x[i] = madd(F[i + j * LD], nx, x[i]);
     };
     auto bwd = [&](const int c, const int j) {
-        const T xj = div_s(pick(c, j), F[j + j * LD]);
-#pragma unroll
-        for (int i = c; i < c + CH; ++i)
-            if (j == i) x[i] = xj;
+        const T xj = div_s(chunk_get<CH>(x, c, j), F[j + j * LD]);
+        chunk_set<CH>(x, c, j, xj);
         const T nx = neg(xj);
 #pragma unroll
         for (int i = 0; i < c + CH - 1; ++i)
@@ -708,7 +708,7 @@ template <class T, int NW, int R, int NMAX, int CH> struct RowsLU {
         int kpos = ROW_NONE;
 #pragma unroll
         for (int i = 0; i < R; ++i) {
-            const KT kk = row_key(abs1(pick(i, c, k)), live[i] && pos[i] >= k);
+            const KT kk = row_key(abs1(chunk_get<CH>(v[i], c, k)), live[i] && pos[i] >= k);
             if (kk > key || (kk == key && pos[i] < kpos)) {
                 key = kk;
                 kpos = pos[i];
@@ -760,13 +760,9 @@ template <class T, int NW, int R, int NMAX, int CH> struct RowsLU {
             if (t + NT * i == k) mypiv[i] = P + 1;
             pos[i] = swapped(pos[i], P, k);
             below[i] = live[i] && pos[i] > k;
-            T l = pick(i, c, k);
+            T l = chunk_get<CH>(v[i], c, k);
             if (below[i] && !is_zero_v(pv)) l = div_s(l, pv);
-            if (below[i]) {
-#pragma unroll
-                for (int cc = c; cc < c + CH; ++cc)
-                    if (cc == k) v[i][cc] = l;
-            }
+            if (below[i]) chunk_set<CH>(v[i], c, k, l);
             nl[i] = neg(l);
         }
         // 16 bytes of the pivot row at a time, each read right before its updates.
@@ -782,14 +778,6 @@ template <class T, int NW, int R, int NMAX, int CH> struct RowsLU {
                     if (below[i] && col > k) v[i][col] = madd(nl[i], u.v[e], v[i][col]);
             }
         }
-    }
-    // Element k of row slot i, k in the chunk c..c + CH − 1.
-    __device__ __forceinline__ T pick(int i, int c, int k) const {
-        T x = v[i][c];
-#pragma unroll
-        for (int cc = c + 1; cc < c + CH; ++cc)
-            if (cc == k) x = v[i][cc];
-        return x;
     }
     template <int... C> __device__ __forceinline__ void steps(std::integer_sequence<int, C...>) {
         (chunk<C * CH>(), ...);
