@@ -1656,12 +1656,12 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past
-// about 140 KB of code (f32 two warps at 64, one warp at 40, three warps; f64 from 48; c64),
-// and lose 10–26 % in the smaller ones (f32 at 60 gains at n = 60 and loses at 57: left
+// about 140 KB of code (f32 one warp from 40, three warps; f64 from 48; c64), and lose
+// 10–26 % in the smaller ones (f32 two warps at 60 gains at n = 60 and loses at 57: left
 // unrolled). c64 takes chunks of 4 from 48 on, where chunks of 2 still pass 140 KB.
 template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, int nmax) {
     return sizeof(T) == 2 * sizeof(typename Real<T>::type) ? (nmax >= 48 ? 4 : 2)
-           : sizeof(T) == 4 ? ((nw == 2 && nmax >= 64) || (r == 2 && nmax >= 40) || nw == 3 ? 4 : 1)
+           : sizeof(T) == 4 ? ((r == 2 && nmax >= 40) || nw == 3 ? 4 : 1)
                             : (nmax >= 48 ? 4 : 1);
 }
 
@@ -1674,11 +1674,11 @@ template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, i
         getrf_rows<T, NW, R, NMAX, rows_chunk<T>(NW, R, NMAX)>(a, ipiv, info, n, stride, sm);                  \
     }
 // The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Versions 8 and 14): f32 one
-// warp of two rows per lane up to 40, two warps of one row per lane to 64, three to 96; f64
-// and c64 two warps to 64. NMAX is the order rounded up to 4 (c64 to 36: 2), and to 8 past 64
-// (f32) and 48 (f64, c64).
-#define ROWS_S ROWS(float, s, 1, 2, 36) ROWS(float, s, 1, 2, 40) ROWS(float, s, 2, 1, 44) ROWS(float, s, 2, 1, 48) \
-    ROWS(float, s, 2, 1, 52) ROWS(float, s, 2, 1, 56) ROWS(float, s, 2, 1, 60) ROWS(float, s, 2, 1, 64)         \
+// warp of two rows per lane up to 40 and at 48 and 64, two warps of one row per lane at 44,
+// 52, 56 and 60, three to 96; f64 and c64 two warps to 64. NMAX is the order rounded up to 4
+// (c64 to 36: 2), and to 8 past 64 (f32) and 48 (f64, c64).
+#define ROWS_S ROWS(float, s, 1, 2, 36) ROWS(float, s, 1, 2, 40) ROWS(float, s, 2, 1, 44) ROWS(float, s, 1, 2, 48) \
+    ROWS(float, s, 2, 1, 52) ROWS(float, s, 2, 1, 56) ROWS(float, s, 2, 1, 60) ROWS(float, s, 1, 2, 64)         \
     ROWS(float, s, 3, 1, 72) ROWS(float, s, 3, 1, 80) ROWS(float, s, 3, 1, 88) ROWS(float, s, 3, 1, 96)
 #define ROWS_D ROWS(double, d, 2, 1, 36) ROWS(double, d, 2, 1, 40) ROWS(double, d, 2, 1, 44) ROWS(double, d, 2, 1, 48) \
     ROWS(double, d, 2, 1, 56) ROWS(double, d, 2, 1, 64)

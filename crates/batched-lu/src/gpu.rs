@@ -372,8 +372,8 @@ pub(crate) fn tri_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
 /// factorization `getrf_rows_w{nw}_r{r}_n{nmax}` at order `n` (uniform batches), or `None`
 /// where the blocked kernel is as fast (f32 above 96, f64 and c64 above 64, c128). The shapes
 /// are the fastest measured (see `docs/perf-notes.md`, Batched LU Versions 8 and 14): f32 one
-/// warp of two rows per lane up to 40, then one row per lane in two warps to 64 and three to
-/// 96; f64 and c64 two warps. A kernel's time follows its compiled order, so `nmax` is `n`
+/// warp of two rows per lane up to 40 and at 45..48 and 61..64, one row per lane in two warps
+/// at the other orders to 64 and in three to 96; f64 and c64 two warps. A kernel's time follows its compiled order, so `nmax` is `n`
 /// rounded up to 4 (c64 to 36: to 2), and to 8 past 64 (f32) and 48 (f64, c64), where the
 /// rounding costs 1–2 % and halves the kernels compiled.
 pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
@@ -382,6 +382,8 @@ pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     }
     match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
         (false, 4, ..=40) => Some((1, 2, n.next_multiple_of(4))),
+        (false, 4, 45..=48) => Some((1, 2, 48)),
+        (false, 4, 61..=64) => Some((1, 2, 64)),
         (false, 4, ..=64) => Some((2, 1, n.next_multiple_of(4))),
         (false, 4, ..=96) => Some((3, 1, n.next_multiple_of(8))),
         (false, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
@@ -697,7 +699,10 @@ mod tests {
         rows_kernels_exist::<f64>();
         rows_kernels_exist::<Complex32>();
         rows_kernels_exist::<Complex64>();
-        assert_eq!(rows_shape::<f32>(64), Some((2, 1, 64)));
+        assert_eq!(rows_shape::<f32>(44), Some((2, 1, 44)));
+        assert_eq!(rows_shape::<f32>(45), Some((1, 2, 48)));
+        assert_eq!(rows_shape::<f32>(60), Some((2, 1, 60)));
+        assert_eq!(rows_shape::<f32>(64), Some((1, 2, 64)));
         assert_eq!(rows_shape::<f32>(65), Some((3, 1, 72)));
         assert_eq!(rows_shape::<f32>(96), Some((3, 1, 96)));
         assert_eq!(rows_shape::<f32>(97), None);
