@@ -16,7 +16,8 @@
 // * 32 < n <= 128 (f32: 192, c128: 64), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   warp a set of columns of the inverse in registers (two to six rows per lane), with no
-//   block barrier after the loads. f32 193..256 and f64 180..192: the same with one packed
+//   block barrier after the loads. The columns are solved for as columns of L⁻¹ (then U⁻¹
+//   L⁻¹, stored permuted), so the forward substitution of column c starts at step c. f32 193..256 and f64 180..192: the same with one packed
 //   triangle of the factors in shared memory at a time (L, then U) and two blocks per matrix.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
@@ -475,9 +476,14 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 
 // ---------------------------------------------------------------------------------------------
 // 32 < n <= 32·R, uniform batches: the inverse from the factors, one block of NW warps per
-// matrix. The factors sit in shared memory; warp w computes the columns w, w + NW, w + 2·NW,
-// ... of the inverse (CPW of them, column c solving L·U·x = Pᵀ·e_c), lane l rows l, l + 32,
-// ... (R slots) of each, in registers. Step s of a substitution needs row s of the warp's
+// matrix. The factors sit in shared memory; each warp computes CPW columns of U⁻¹·L⁻¹ (column
+// c solving L·U·x = e_c; it is column at[c] of A⁻¹ = U⁻¹·L⁻¹·P), lane l rows l, l + 32, ...
+// (R slots) of each, in registers. Rows above c of L⁻¹'s column c are zero, so its forward
+// substitution starts at step c: warp w takes a low part (columns from w·⌈CPW/2⌉) and a high
+// part (counted down from the last), and its forward steps update the low part alone until
+// the high part's first column. That is a third fewer updates than a dense forward
+// substitution of every column (15–30 % faster, docs/perf-notes.md); SKIP = false keeps the
+// dense form (every column from step 0), for the one kernel where it was faster. Step s of a substitution needs row s of the warp's
 // columns in every lane: the lane holding it writes it to a per-warp buffer in shared memory
 // (16 bytes at a time), and every lane reads it back beside its own rows' factor entries
 // L(l + 32·g, s); a __syncwarp after the write and one after the reads. (Two buffers
@@ -489,12 +495,14 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // the forward substitution (column s, rows s + 1.., at s·(2n − s − 1)/2), then, after a block
 // barrier, the strict upper triangle of U for the backward one (column s, rows 0..s − 1, at
 // s·(s − 1)/2); U's diagonal is read from global memory. The columns of the inverse are split
-// over the blocks of the grid's y dimension: block y takes columns y·NW·CPW + w + NW·t.
+// over the blocks of the grid's y dimension: block y takes columns y·NW·CPW.. (NW·CPW of them),
+// so the second block's forward substitution starts halfway.
 //
-// HW = 16 (orders 33..48): each half-warp is a group of its own, with its own CPW columns and
+// HW = 16 (orders 33..48): each half-warp is a group of its own, with its own CPW columns
+// (the two halves of a warp alternate within the warp's parts, so their steps stay alike) and
 // row buffer, lane l of it rows l, l + 16, l + 32 (R = 3): 48 row slots instead of 64, so a
 // step issues 3·CPW FMAs for 2·CPW columns of the warp where HW = 32 issues 4·CPW.
-template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32>
+template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
@@ -512,7 +520,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
     // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, or one
     // packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's diagonal
-    // (NMAX), where each column of Pᵀ has its one (NMAX ints), the pivots (NMAX ints), and per
+    // (NMAX), the column of the inverse each column of L⁻¹ becomes (NMAX ints), the pivots (NMAX ints), and per
     // group a row buffer of UP packs.
     T* F = reinterpret_cast<T*>(smem);
     T* Dr = F + (nf + E - 1) / E * E;
@@ -542,8 +550,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             n, n, [&](int i, int c) { return A[i + c * n]; }, [&](int i, int c, T v) { F[i + c * n] = v; });
     for (int j = threadIdx.x; j < n; j += blockDim.x) pv[j] = ipiv[(i64)k * n + j] - 1;
     __syncthreads();
-    // The singular test (info, or an exactly-zero U(j, j)) and, per column j of Pᵀ, the row of
-    // its one: row j followed through the interchanges.
+    // The singular test (info, or an exactly-zero U(j, j)) and, for row j followed through the
+    // interchanges to pj, at[pj] = j: column pj of L⁻¹ (U⁻¹ L⁻¹ P = A⁻¹) is column j of A⁻¹.
     int bad = 0;
     for (int j = threadIdx.x; j < n; j += blockDim.x) {
         const T d = TRI ? A[j + (i64)j * n] : F[j + j * n];
@@ -551,44 +559,56 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         Dr[j] = div_s(one_t<T>(), d);
         int pj = j;
         for (int s = 0; s < n; ++s) pj = swapped(pj, s, pv[s]);
-        at[j] = pj;
-        // A pivot outside 1..n: NaN, as for a singular matrix (`at` is only compared).
+        if (pj >= 0 && pj < n) at[pj] = j;
+        // A pivot outside 1..n: NaN, as for a singular matrix (and `at` is not a permutation:
+        // the store below does not read it then).
         bad |= pv[j] < 0 || pv[j] >= n;
     }
     if (threadIdx.x == 0) bad |= info[k] != 0;
     bad = __syncthreads_or(bad);
+    // The group's columns of L⁻¹ (e_c, solved for in place, then by U): its warp's low part,
+    // TA columns from c0 + w·TA·GPW, and high part, TB columns counted down from the block's
+    // last, the group (q) taking every GPW-th of each. Column c of the solution is column
+    // at[c] of the inverse. The forward substitution of column c starts at step c (rows above
+    // c stay zero), so the warp's low part starts at s_lo and its high part at s_hi: the
+    // warps' forward steps balance, about half of them dense.
+    constexpr int GPW = 32 / HW, TA = (CPW + 1) / 2, TB = CPW - TA;
+    const int q = grp - w * GPW;
+    const int wu = __shfl_sync(~0u, w, 0);  // w, warp-uniform to the compiler too
+    const int s_lo = c0 + wu * TA * GPW, s_hi = c0 + (NW * TA + (NW - 1 - wu) * TB) * GPW;
+    auto col_of = [&](int t) { return (t < TA ? s_lo + t * GPW : s_hi + (t - TA) * GPW) + q; };
     T x[R][CPW];
 #pragma unroll
     for (int t = 0; t < CPW; ++t) {
-        const int col = c0 + grp + NG * t;
-        const int c = col < n ? at[col] : -1;
 #pragma unroll
-        for (int g = 0; g < R; ++g) x[g][t] = hl + HW * g == c ? one_t<T>() : zero<T>();
+        for (int g = 0; g < R; ++g) x[g][t] = hl + HW * g == col_of(t) && col_of(t) < n ? one_t<T>() : zero<T>();
     }
-    // The lane holding the step's row writes it (xs) to the warp's buffer.
-    auto publish = [&](const T(&xs)[CPW]) {
+    // The lane holding the step's row writes its first TU columns (xs) to the group's buffer.
+    auto publish = [&](const T(&xs)[CPW], auto tu) {
+        constexpr int TU = decltype(tu)::value;
 #pragma unroll
-        for (int u = 0; u < UP; ++u) {
+        for (int u = 0; u < (TU + E - 1) / E; ++u) {
             PK v;
 #pragma unroll
-            for (int e = 0; e < E; ++e) v.v[e] = u * E + e < CPW ? xs[u * E + e] : zero<T>();
+            for (int e = 0; e < E; ++e) v.v[e] = u * E + e < TU ? xs[u * E + e] : zero<T>();
             Xb[u] = v;
         }
     };
     // x(slot g's row) -= F(row, s) · row s, for the slots whose flag is set (the loops are
     // unrolled, so the flags that are false for a whole slot fold away); F(i, s) is
     // F[cb + i] (cb: the column's base, s·n, or that of its packed triangle).
-    auto update = [&](int cb, const bool(&act)[R]) {
+    auto update = [&](int cb, const bool(&act)[R], auto tu) {
+        constexpr int TU = decltype(tu)::value;
         T f[R];
 #pragma unroll
         for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[cb + hl + HW * g]) : zero<T>();
 #pragma unroll
-        for (int u = 0; u < UP; ++u) {
+        for (int u = 0; u < (TU + E - 1) / E; ++u) {
             const PK v = Xb[u];
 #pragma unroll
             for (int e = 0; e < E; ++e) {
                 const int t = u * E + e;
-                if (t >= CPW) continue;
+                if (t >= TU) continue;
 #pragma unroll
                 for (int g = 0; g < R; ++g)
                     if (act[g]) x[g][t] = madd(f[g], v.v[e], x[g][t]);
@@ -596,19 +616,24 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         }
     };
     // Forward substitution with L (unit lower): row s (slot h) is final when step s begins;
-    // the rows below it are updated: the slots after h whole, slot h below s.
+    // the rows below it are updated: the slots after h whole, slot h below s. Steps s_lo..s_hi
+    // take the low part only.
+    auto forward = [&](int h, int s, auto tu) {
+        if (hl == s - h * HW) publish(x[h], tu);
+        __syncwarp();
+        bool act[R];
+#pragma unroll
+        for (int g = 0; g < R; ++g) act[g] = g >= h && hl + HW * g > s && hl + HW * g < n;
+        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act, tu);
+        __syncwarp();
+    };
 #pragma unroll
     for (int h = 0; h < R; ++h) {
+        const int end = min(n, h * HW + HW);
 #pragma unroll 1
-        for (int s = h * HW; s < min(n, h * HW + HW); ++s) {
-            if (hl == s - h * HW) publish(x[h]);
-            __syncwarp();
-            bool act[R];
-#pragma unroll
-            for (int g = 0; g < R; ++g) act[g] = g >= h && hl + HW * g > s && hl + HW * g < n;
-            update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act);
-            __syncwarp();
-        }
+        for (int s = max(h * HW, s_lo); SKIP && s < min(end, s_hi); ++s) forward(h, s, std::integral_constant<int, TA>());
+#pragma unroll 1
+        for (int s = max(h * HW, SKIP ? s_hi : c0); s < end; ++s) forward(h, s, std::integral_constant<int, CPW>());
     }
     if constexpr (TRI) {
         __syncthreads();
@@ -625,21 +650,22 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
                 const T d = Dr[s];
 #pragma unroll
                 for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
-                publish(x[h]);
+                publish(x[h], std::integral_constant<int, CPW>());
             }
             __syncwarp();
             bool act[R];
 #pragma unroll
             for (int g = 0; g < R; ++g) act[g] = g <= h && hl + HW * g < s;
-            update(TRI ? s * (s - 1) / 2 : s * n, act);
+            update(TRI ? s * (s - 1) / 2 : s * n, act, std::integral_constant<int, CPW>());
             __syncwarp();
         }
     }
     T* X = inv + (i64)k * inv_stride;
 #pragma unroll
     for (int t = 0; t < CPW; ++t) {
-        const int col = c0 + grp + NG * t;
-        if (col < n) {
+        const int c = col_of(t);
+        if (c < n) {
+            const int col = bad ? c : at[c];
 #pragma unroll
             for (int g = 0; g < R; ++g)
                 if (hl + HW * g < n) X[hl + HW * g + (i64)col * n] = bad ? nan_t<T>() : x[g][t];
@@ -1606,23 +1632,27 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 
 // The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW> on one block (per
 // column part, for TRI) per matrix.
-#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW)                                                              \
+#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP)                                                        \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
              i64 inv_stride) {                                                                                \
         if (blockIdx.x >= (unsigned)batch) return;                                                            \
-        getri_mid<T, NW, CPW, R, TRI, HW>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);             \
+        getri_mid<T, NW, CPW, R, TRI, HW, SKIP>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);       \
     }
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
-#define MID_R(T, P, NW, CPW, R) MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32)
+#define MID_R(T, P, NW, CPW, R) MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32, true)
 #define MID(T, P, NW, CPW) MID_R(T, P, NW, CPW, 2)
 // The same with one packed triangle of the factors in shared memory at a time and the columns
 // split over the grid's y dimension.
-#define MID_TRI(T, P, NW, CPW, R) MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32)
+#define MID_TRI(T, P, NW, CPW, R) MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true)
 // Half-warp groups of CPW columns, three rows per lane (orders up to 48).
-#define MID_H(T, P, NW, CPW) MID_KERNEL(getri_mid_r3_w##NW##_c##CPW##_h16_##P, T, NW, CPW, 3, false, 16)
-#define MID_H_REAL(T, P) MID_H(T, P, 2, 9) MID_H(T, P, 2, 10) MID_H(T, P, 4, 6)
-#define MID_H_COMPLEX(T, P) MID_H(T, P, 4, 5) MID_H(T, P, 8, 3)
+// SKIP9: whether the nine-column kernel (33..36) starts each column's forward substitution at
+// its own step (as every other mid-size kernel does); f64 keeps the dense forward there, whose
+// kernel takes 92 registers instead of 104 and so one more block per multiprocessor (7 %
+// faster there, docs/perf-notes.md).
+#define MID_H(T, P, NW, CPW, SKIP) MID_KERNEL(getri_mid_r3_w##NW##_c##CPW##_h16_##P, T, NW, CPW, 3, false, 16, SKIP)
+#define MID_H_REAL(T, P, SKIP9) MID_H(T, P, 2, 9, SKIP9) MID_H(T, P, 2, 10, true) MID_H(T, P, 4, 6, true)
+#define MID_H_COMPLEX(T, P) MID_H(T, P, 4, 5, true) MID_H(T, P, 8, 3, true)
 
 // The shapes `mid_shape` and `half_shape` in gpu.rs pick (from the measurements in
 // docs/perf-notes.md): half-warp groups of three rows per lane up to n = 48 (real types two
@@ -1639,12 +1669,12 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 #define MID_R2_REAL(T, P) MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)
 #define MID_R2_COMPLEX(T, P) MID(T, P, 8, 7) MID(T, P, 8, 8)
 #define MID_S                                                                                                 \
-    MID_R2_REAL(float, s) MID_H_REAL(float, s)                                                                \
+    MID_R2_REAL(float, s) MID_H_REAL(float, s, true)                                                          \
     MID_R(float, s, 4, 18, 3) MID_R(float, s, 4, 20, 3) MID_R(float, s, 4, 22, 3) MID_R(float, s, 4, 24, 3)   \
     MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)   \
     MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI(float, s, 16, 7, 7) MID_TRI(float, s, 16, 8, 8)
 #define MID_D                                                                                                  \
-    MID_R2_REAL(double, d) MID_H_REAL(double, d)                                                               \
+    MID_R2_REAL(double, d) MID_H_REAL(double, d, false)                                                        \
     MID_R(double, d, 8, 9, 3) MID_R(double, d, 8, 10, 3) MID_R(double, d, 8, 11, 3) MID_R(double, d, 8, 12, 3) \
     MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_R(double, d, 16, 7, 4) MID_R(double, d, 16, 8, 4)   \
     MID_TRI(double, d, 16, 6, 6)

@@ -378,6 +378,7 @@ gpu_blas::device_tests! {
         bad_pivot_case::<f64>(dev, 2, 3, (1, 0, 3));
         bad_pivot_case::<Complex32>(dev, 16, 4, (3, 15, 0));
         bad_pivot_case::<f64>(dev, 36, 3, (2, 31, 37)); // getri_mid, getrs blocked
+        bad_pivot_case::<Complex32>(dev, 56, 3, (1, 20, -1)); // getri_mid, forward steps skipped
         bad_pivot_case::<f32>(dev, 200, 2, (0, 199, -5)); // the triangle-form inverse
         bad_pivot_case::<f64>(dev, 70, 3, (0, 0, i32::MAX)); // getri blocked above 128
         bad_pivot_case::<Complex64>(dev, 70, 2, (1, 69, i32::MIN));
