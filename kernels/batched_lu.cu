@@ -15,10 +15,12 @@
 //   column.
 // * 32 < n <= 128 (f32: 192, c128: 64), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
-//   warp a set of columns of the inverse in registers (two to six rows per lane), with no
-//   block barrier after the loads. The columns are solved for as columns of L⁻¹ (then U⁻¹
-//   L⁻¹, stored permuted), so the forward substitution of column c starts at step c. f32 193..256 and f64 180..192: the same with one packed
-//   triangle of the factors in shared memory at a time (L, then U) and two blocks per matrix.
+//   half-warp a set of columns of the inverse in registers (R = ⌈n / 16⌉ rows per lane; whole
+//   warps for f64 97..104 and f32 above 128), with no block barrier after the loads. The
+//   columns are solved for as columns of L⁻¹ (then U⁻¹ L⁻¹, stored permuted), so the forward
+//   substitution of column c starts at step c. f32 193..256 and f64 180..192: the same with
+//   one packed triangle of the factors in shared memory at a time (L, then U) and two blocks
+//   per matrix.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update (f64: on
@@ -498,10 +500,13 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // over the blocks of the grid's y dimension: block y takes columns y·NW·CPW.. (NW·CPW of them),
 // so the second block's forward substitution starts halfway.
 //
-// HW = 16 (orders 33..48): each half-warp is a group of its own, with its own CPW columns
-// (the two halves of a warp alternate within the warp's parts, so their steps stay alike) and
-// row buffer, lane l of it rows l, l + 16, l + 32 (R = 3): 48 row slots instead of 64, so a
-// step issues 3·CPW FMAs for 2·CPW columns of the warp where HW = 32 issues 4·CPW.
+// HW = 16 (every order up to 128 but f64 97..104 and f32 above 128): each half-warp is a group
+// of its own, with its own CPW columns (the two halves of a warp alternate within the warp's
+// parts, so their steps stay alike) and row buffer, lane l of it rows l, l + 16, ... (R =
+// ⌈n / 16⌉). The row slots a step skips come in sixteens: a substitution's steps issue
+// (R + 1)/R times the rows they update against (R' + 1)/R' with R' = R / 2 slots of 32 (at
+// n = 64 a sixth fewer FMAs), and at 33..48 and 65..80 there are fewer slots (48 and 80
+// instead of 64 and 96). 15–30 % faster than whole warps at 49..128 (docs/perf-notes.md).
 template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
@@ -1641,48 +1646,44 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     }
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
 #define MID_R(T, P, NW, CPW, R) MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32, true)
-#define MID(T, P, NW, CPW) MID_R(T, P, NW, CPW, 2)
 // The same with one packed triangle of the factors in shared memory at a time and the columns
 // split over the grid's y dimension.
 #define MID_TRI(T, P, NW, CPW, R) MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true)
-// Half-warp groups of CPW columns, three rows per lane (orders up to 48).
-// SKIP9: whether the nine-column kernel (33..36) starts each column's forward substitution at
-// its own step (as every other mid-size kernel does); f64 keeps the dense forward there, whose
-// kernel takes 92 registers instead of 104 and so one more block per multiprocessor (7 %
-// faster there, docs/perf-notes.md).
-#define MID_H(T, P, NW, CPW, SKIP) MID_KERNEL(getri_mid_r3_w##NW##_c##CPW##_h16_##P, T, NW, CPW, 3, false, 16, SKIP)
-#define MID_H_REAL(T, P, SKIP9) MID_H(T, P, 2, 9, SKIP9) MID_H(T, P, 2, 10, true) MID_H(T, P, 4, 6, true)
-#define MID_H_COMPLEX(T, P) MID_H(T, P, 4, 5, true) MID_H(T, P, 8, 3, true)
+// Half-warp groups of CPW columns, R rows per lane (orders up to 16·R). SKIP: whether each
+// column's forward substitution starts at its own step (see getri_mid).
+#define MID_H(T, P, NW, CPW, R, SKIP) \
+    MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, false, 16, SKIP)
+#define MID_HS(T, P, NW, CPW, R) MID_H(T, P, NW, CPW, R, true)
 
-// The shapes `mid_shape` and `half_shape` in gpu.rs pick (from the measurements in
-// docs/perf-notes.md): half-warp groups of three rows per lane up to n = 48 (real types two
-// warps up to 40, then four; complex types four, then eight), two rows per lane up to n = 64,
-// three up to 96, four up to 128 (not c128: its factors would not fit in shared memory), and
-// for f32 five and six up to 192 with sixteen warps (the factors
-// alone then take most of a multiprocessor's shared memory; one block each); the columns per
-// warp are ceil(n / NW), rounded up to even for f32 above 64. f64 takes four warps for
-// 97..104 (two blocks per multiprocessor fit there, and four warps of 25 or 26 columns fit in
-// registers) and sixteen above; c128 sixteen warps of four columns above 56. The triangle
-// form (`tri_shape`): f32 193..256 with seven or eight rows per lane, f64 180..192 with six;
-// sixteen warps of ceil(n / 32) columns, two blocks per matrix. (Measured against the blocked
-// kernels: slower for f64 below 180 and for c64 at 144..190.)
-#define MID_R2_REAL(T, P) MID(T, P, 4, 13) MID(T, P, 4, 14) MID(T, P, 4, 15) MID(T, P, 4, 16)
-#define MID_R2_COMPLEX(T, P) MID(T, P, 8, 7) MID(T, P, 8, 8)
+// The shapes `half_shape` and `mid_shape` in gpu.rs pick (from the measurements in
+// docs/perf-notes.md, Batched LU Versions 10 and 15): half-warp groups of R = ⌈n / 16⌉ rows
+// per lane at every order from 33 (f32 to 128, f64 to 96 and 105..128, complex to the
+// largest), ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up
+// to 128; f64 two warps up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64
+// four warps up to 80, eight up to 128; c128 four up to 56, eight up to 64 (its factors at
+// 128 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the dense forward substitution (92
+// registers against 104: one more block per multiprocessor). Whole warps (HW = 32) serve f64
+// 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor fit, which the
+// half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of five and
+// six rows per lane: the factors alone then take most of a multiprocessor's shared memory,
+// one block each). The triangle form (`tri_shape`): f32 193..256 with seven or eight rows per
+// lane, f64 180..192 with six; sixteen warps of ⌈n / 32⌉ columns, two blocks per matrix.
+// (Measured against the blocked kernels: slower for f64 below 180 and for c64 at 144..190.)
 #define MID_S                                                                                                 \
-    MID_R2_REAL(float, s) MID_H_REAL(float, s, true)                                                          \
-    MID_R(float, s, 4, 18, 3) MID_R(float, s, 4, 20, 3) MID_R(float, s, 4, 22, 3) MID_R(float, s, 4, 24, 3)   \
-    MID_R(float, s, 4, 26, 4) MID_R(float, s, 4, 28, 4) MID_R(float, s, 4, 30, 4) MID_R(float, s, 4, 32, 4)   \
+    MID_HS(float, s, 2, 9, 3) MID_HS(float, s, 2, 10, 3) MID_HS(float, s, 4, 6, 3)                            \
+    MID_HS(float, s, 4, 7, 4) MID_HS(float, s, 4, 8, 4) MID_HS(float, s, 4, 9, 5) MID_HS(float, s, 4, 10, 5)  \
+    MID_HS(float, s, 4, 11, 6) MID_HS(float, s, 4, 12, 6) MID_HS(float, s, 8, 7, 7) MID_HS(float, s, 8, 8, 8) \
     MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI(float, s, 16, 7, 7) MID_TRI(float, s, 16, 8, 8)
-#define MID_D                                                                                                  \
-    MID_R2_REAL(double, d) MID_H_REAL(double, d, false)                                                        \
-    MID_R(double, d, 8, 9, 3) MID_R(double, d, 8, 10, 3) MID_R(double, d, 8, 11, 3) MID_R(double, d, 8, 12, 3) \
-    MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_R(double, d, 16, 7, 4) MID_R(double, d, 16, 8, 4)   \
+#define MID_D                                                                                                 \
+    MID_H(double, d, 2, 9, 3, false) MID_HS(double, d, 2, 10, 3) MID_HS(double, d, 4, 6, 3)                   \
+    MID_HS(double, d, 4, 7, 4) MID_HS(double, d, 4, 8, 4) MID_HS(double, d, 8, 5, 5) MID_HS(double, d, 8, 6, 6) \
+    MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_HS(double, d, 16, 4, 7) MID_HS(double, d, 16, 4, 8) \
     MID_TRI(double, d, 16, 6, 6)
-#define MID_C                                                                                              \
-    MID_R2_COMPLEX(cf32, c) MID_H_COMPLEX(cf32, c)                                                         \
-    MID_R(cf32, c, 8, 9, 3) MID_R(cf32, c, 8, 10, 3) MID_R(cf32, c, 8, 11, 3) MID_R(cf32, c, 8, 12, 3)     \
-    MID_R(cf32, c, 8, 13, 4) MID_R(cf32, c, 8, 14, 4) MID_R(cf32, c, 8, 15, 4) MID_R(cf32, c, 8, 16, 4)
-#define MID_Z MID_R2_COMPLEX(cf64, z) MID_H_COMPLEX(cf64, z) MID(cf64, z, 16, 4)
+#define MID_C                                                                                                 \
+    MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
+    MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
+    MID_HS(cf32, c, 8, 8, 8)
+#define MID_Z MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -2,9 +2,10 @@
 // `getri_tri_*`: one block per matrix, or per column part, with dynamic shared memory) on the
 // same factors in one process, and says whether their outputs are identical. See README.md.
 //
-// Usage: cmp_mid TYPE N BATCH REPS THREADS SMEM PARTS A.img KERNEL_A B.img KERNEL_B
+// Usage: cmp_mid TYPE N BATCH REPS THREADS SMEM PARTS A.img KERNEL_A B.img KERNEL_B [THREADS_B SMEM_B]
 //   TYPE s|d|c|z; THREADS 32·NW; SMEM the dynamic shared memory (`mid_smem` in gpu.rs);
-//   PARTS the blocks per matrix (1, or TRI_SPLIT for `getri_tri_*`).
+//   PARTS the blocks per matrix (1, or TRI_SPLIT for `getri_tri_*`); THREADS_B and SMEM_B
+//   B's own, where its shape differs from A's.
 // The "factors" are random entries in [-1, 1) with n added to the diagonal (a unit lower L and
 // an upper U that are well conditioned) and random valid pivots (ipiv[j] in j + 1..n), so the
 // kernels follow interchanges; no factorization runs.
@@ -41,7 +42,9 @@ int main(int argc, char** argv) {
     if (argc < 12) { printf("usage: see the source\n"); return 2; }
     const char t = argv[1][0];
     int n = atoi(argv[2]), batch = atoi(argv[3]), reps = atoi(argv[4]);
-    const int threads = atoi(argv[5]), smem = atoi(argv[6]), parts = atoi(argv[7]);
+    const int parts = atoi(argv[7]);
+    const int threads_of[2] = {atoi(argv[5]), argc > 13 ? atoi(argv[12]) : atoi(argv[5])};
+    const int smem_of[2] = {atoi(argv[6]), argc > 13 ? atoi(argv[13]) : atoi(argv[6])};
     void* h = dlopen("libcuda.so.1", RTLD_NOW);
     load = (LoadData)dlsym(h, "cuModuleLoadData"); getfn = (GetFn)dlsym(h, "cuModuleGetFunction");
     launch = (Launch)dlsym(h, "cuLaunchKernel"); setattr = (SetAttr)dlsym(h, "cuFuncSetAttribute");
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
     std::vector<char> out[2];
     double best[2];
     for (int which = 0; which < 2; ++which) {
+        const int threads = threads_of[which], smem = smem_of[which];
         CUfunction f = fn(argv[8 + 2 * which], argv[9 + 2 * which], smem);
         cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
         best[which] = 1e30;

@@ -7,10 +7,11 @@
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
 //!   [`rows_shape`]), unless a blocked configuration is forced.
 //! * `33 ≤ n ≤ 128` (f32: 192, c128: 64; uniform batches), inverse from the factors:
-//!   `getri_mid_r*_w*_c*` (one block per matrix, the factors in shared memory, the inverse's
-//!   columns in registers; see [`mid_shape`], and for `n ≤ 48` the half-warp groups of
-//!   `getri_mid_r3_w*_c*_h16`, [`half_shape`]), unless a blocked configuration is forced or
-//!   the factors do not fit the GPU's shared memory per block (then the blocked kernels).
+//!   `getri_mid_r*_w*_c*_h16` (one block per matrix, the factors in shared memory, the
+//!   inverse's columns in the registers of half-warp groups; see [`half_shape`]; f64 97..=104
+//!   and f32 129..=192 whole-warp groups, `getri_mid_r*_w*_c*`, [`mid_shape`]), unless a
+//!   blocked configuration is forced or the factors do not fit the GPU's shared memory per
+//!   block (then the blocked kernels).
 //! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64 (uniform batches), inverse from the
 //!   factors: `getri_tri_r*_w16_c*`
 //!   (two blocks per matrix, one packed triangle of the factors in shared memory at a time;
@@ -273,10 +274,9 @@ fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<
     Ok((chunks, grid))
 }
 
-/// Largest order of the mid-size inverse kernels `getri_mid_r{r}_w{nw}_c{cpw}` (uniform batches
-/// of order above [`SMALL_MAX`]) for `T`: four rows per lane (128); f32 six
-/// (192: 144 KB of factors, one block per multiprocessor); c128 two (64), its factors at 128
-/// would not fit in shared memory.
+/// Largest order of the mid-size inverse kernels `getri_mid_*` (uniform batches of order above
+/// [`SMALL_MAX`]) for `T`: 128; f32 192 (144 KB of factors, one block per multiprocessor);
+/// c128 64, its factors at 128 would not fit in shared memory.
 pub(crate) fn mid_max<T: Scalar>() -> usize {
     match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
         (false, 4) => 192,
@@ -286,47 +286,43 @@ pub(crate) fn mid_max<T: Scalar>() -> usize {
 }
 
 /// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the mid-size inverse
-/// at order `n` (`SMALL_MAX + 1..=mid_max::<T>()`), the fastest shapes measured on an H100
-/// (see `docs/perf-notes.md`): `r = ⌈n / 32⌉`; real types two warps up to 40, four up to 64,
-/// then f32 four (sixteen above 128) and f64 eight (n ≤ 96), four (n ≤ 104: two blocks per
-/// multiprocessor still fit) or sixteen; complex types four up to 40, then eight (c128 above
-/// 56: sixteen); `cpw = ⌈n / nw⌉`, rounded up to even for f32 above 64. The kernels exist for
-/// exactly these shapes above 48; at 33..=48 the half-warp form ([`half_shape`]) serves.
+/// with whole-warp groups, `getri_mid_r{r}_w{nw}_c{cpw}`, at the orders [`half_shape`] leaves
+/// to it (f64 97..=104, f32 129..=192; the kernels exist for exactly these): `r = ⌈n / 32⌉`;
+/// f64 four warps (two blocks per multiprocessor fit), f32 sixteen; `cpw = ⌈n / nw⌉`, rounded
+/// up to even for f32. The fastest shapes measured (see `docs/perf-notes.md`).
 pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
     let r = n.div_ceil(32);
     let single = std::mem::size_of::<T>() == 4;
-    let nw = match (T::IS_COMPLEX, n) {
-        (false, ..=40) => 2,
-        (false, ..=64) => 4,
-        (false, 129..) => 16,
-        (false, _) if single => 4,
-        (false, ..=96) => 8,
-        (false, ..=104) => 4,
-        (false, _) => 16,
-        (true, ..=40) => 4,
-        (true, 57..) if std::mem::size_of::<T>() == 16 => 16,
-        (true, _) => 8,
-    };
+    let nw = if single { 16 } else { 4 };
     let cpw = n.div_ceil(nw);
-    let cpw = if single && r > 2 {
-        cpw.next_multiple_of(2)
-    } else {
-        cpw
-    };
+    let cpw = if single { cpw.next_multiple_of(2) } else { cpw };
     (r, nw, cpw)
 }
 
-/// Warps per block `nw` and columns per half-warp `cpg` of the half-warp form of the mid-size
-/// inverse, `getri_mid_r3_w{nw}_c{cpg}_h16` (each half-warp its own group of columns, three
-/// rows per lane: 48 row slots instead of two warp-wide slots' 64), at order `n`, or `None`:
-/// every type at 33..=48, with the warp counts of [`mid_shape`] (real types two warps up to
-/// 40 and four above, complex types four and eight), `cpg = ⌈n / (2·nw)⌉`.
-pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize)> {
-    if !(SMALL_MAX + 1..=48).contains(&n) {
-        return None;
-    }
-    let (_, nw, _) = mid_shape::<T>(n);
-    Some((nw, n.div_ceil(2 * nw)))
+/// Rows per lane `r`, warps per block `nw` and columns per half-warp `cpg` of the half-warp
+/// form of the mid-size inverse, `getri_mid_r{r}_w{nw}_c{cpg}_h16` (each half-warp its own
+/// group of columns, lane l of it rows l, l + 16, …: `r = ⌈n / 16⌉`), at order `n`, or `None`
+/// where the whole-warp form ([`mid_shape`]) or no mid-size kernel serves. Every order from 33
+/// to [`mid_max`] but f64 97..=104 and f32 129..=192, with the warp counts measured fastest
+/// (Batched LU Versions 10 and 15 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
+/// eight up to 128; f64 two up to 40, four up to 64, eight up to 96, sixteen at 105..=128; c64
+/// four up to 80, eight up to 128; c128 four up to 56, eight up to 64; `cpg = ⌈n / (2·nw)⌉`.
+pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
+    let nw = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
+        (_, _, ..=SMALL_MAX) => return None,
+        (false, _, ..=40) => 2,
+        (false, 4, ..=96) => 4,
+        (false, 4, ..=128) => 8,
+        (false, 8, ..=64) => 4,
+        (false, 8, ..=96) => 8,
+        (false, 8, 105..=128) => 16,
+        (true, 8, ..=80) => 4,
+        (true, 8, ..=128) => 8,
+        (true, 16, ..=56) => 4,
+        (true, 16, ..=64) => 8,
+        _ => return None,
+    };
+    Some((n.div_ceil(16), nw, n.div_ceil(2 * nw)))
 }
 
 /// Dynamic shared memory of `getri_mid` (the layout at the top of the kernel): the factors
@@ -552,11 +548,11 @@ pub(crate) fn getri<T: Scalar>(
                 (name, lc, true)
             })
         };
-        if let Some((nw, cpg)) = half_shape::<T>(d.n) {
-            // 2·nw groups of cpg columns (the row buffers counted per group; r = 2 gives 64
-            // row slots for the kernel's 48).
-            let smem = mid_smem::<T>(d.n, (2, 2 * nw, cpg), false);
-            mid(format!("getri_mid_r3_w{nw}_c{cpg}_h16"), nw, smem, 1)
+        if let Some((r, nw, cpg)) = half_shape::<T>(d.n) {
+            // 2·nw groups of cpg columns (the row buffers counted per group; ⌈r / 2⌉ counts
+            // the kernel's 16·r row slots in 32s).
+            let smem = mid_smem::<T>(d.n, (r.div_ceil(2), 2 * nw, cpg), false);
+            mid(format!("getri_mid_r{r}_w{nw}_c{cpg}_h16"), nw, smem, 1)
         } else if d.n <= mid_max::<T>() {
             let (r, nw, cpw) = mid_shape::<T>(d.n);
             let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
@@ -725,14 +721,33 @@ mod tests {
     }
 
     /// Every shape `half_shape` picks is a kernel of the compiled module with room for every
-    /// row (48) and column.
+    /// row and column, and no more than one group of columns or row slot spare; its shared
+    /// memory fits an H100's block limit.
     fn half_kernels_exist<T: Scalar>() {
         for n in SMALL_MAX + 1..=256 {
-            let Some((nw, cpg)) = half_shape::<T>(n) else {
+            let Some((r, nw, cpg)) = half_shape::<T>(n) else {
                 continue;
             };
-            assert!(n <= 48 && 2 * nw * cpg >= n, "n = {n}: {nw} × 2 × {cpg}");
-            assert_entry::<T>(&format!("getri_mid_r3_w{nw}_c{cpg}_h16"), n);
+            assert!(n <= mid_max::<T>(), "n = {n}");
+            assert!(
+                2 * nw * cpg >= n && 2 * nw * (cpg - 1) < n,
+                "n = {n}: {nw} × 2 × {cpg}"
+            );
+            assert!(16 * r >= n && 16 * (r - 1) < n, "n = {n}: {r} rows");
+            assert_entry::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpg}_h16"), n);
+            assert!(
+                mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), false) <= 227 * 1024,
+                "n = {n}"
+            );
+        }
+    }
+
+    /// Every order of the mid-size range has a kernel: the half-warp form, or the whole-warp
+    /// one at f64 97..=104 and f32 129..=192 only.
+    fn mid_orders_covered<T: Scalar>(whole: Option<std::ops::RangeInclusive<usize>>) {
+        for n in SMALL_MAX + 1..=mid_max::<T>() {
+            let in_whole = whole.as_ref().is_some_and(|r| r.contains(&n));
+            assert_eq!(half_shape::<T>(n).is_none(), in_whole, "n = {n}");
         }
     }
 
@@ -742,11 +757,25 @@ mod tests {
         half_kernels_exist::<f64>();
         half_kernels_exist::<Complex32>();
         half_kernels_exist::<Complex64>();
-        assert_eq!(half_shape::<f64>(33), Some((2, 9)));
-        assert_eq!(half_shape::<f64>(48), Some((4, 6)));
-        assert_eq!(half_shape::<f64>(49), None);
-        assert_eq!(half_shape::<Complex64>(40), Some((4, 5)));
-        assert_eq!(half_shape::<Complex32>(41), Some((8, 3)));
+        mid_orders_covered::<f32>(Some(129..=192));
+        mid_orders_covered::<f64>(Some(97..=104));
+        mid_orders_covered::<Complex32>(None);
+        mid_orders_covered::<Complex64>(None);
+        assert_eq!(half_shape::<f64>(32), None);
+        assert_eq!(half_shape::<f64>(33), Some((3, 2, 9)));
+        assert_eq!(half_shape::<f64>(48), Some((3, 4, 6)));
+        assert_eq!(half_shape::<f64>(49), Some((4, 4, 7)));
+        assert_eq!(half_shape::<f64>(96), Some((6, 8, 6)));
+        assert_eq!(half_shape::<f64>(105), Some((7, 16, 4)));
+        assert_eq!(half_shape::<f32>(128), Some((8, 8, 8)));
+        assert_eq!(half_shape::<f32>(129), None);
+        assert_eq!(half_shape::<Complex64>(40), Some((3, 4, 5)));
+        assert_eq!(half_shape::<Complex32>(41), Some((3, 4, 6)));
+        assert_eq!(half_shape::<Complex32>(80), Some((5, 4, 10)));
+        assert_eq!(half_shape::<Complex32>(81), Some((6, 8, 6)));
+        assert_eq!(half_shape::<Complex64>(56), Some((4, 4, 7)));
+        assert_eq!(half_shape::<Complex64>(64), Some((4, 8, 4)));
+        assert_eq!(half_shape::<Complex64>(65), None);
     }
 
     #[test]
