@@ -13,7 +13,7 @@
 // * 32 < n <= 64 (f32; f64: 48, c64: 36), uniform batches, LU (`getrf_rows`): the same layout
 //   over one block of one or two warps, one or two rows per thread, one block barrier per
 //   column.
-// * 32 < n <= 128 (f32: 192, c128: 64), uniform batches, inverse from the factors
+// * 32 < n <= 128 (f32: 192, c128: 96), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   half-warp a set of columns of the inverse in registers (R = ⌈n / 16⌉ rows per lane; whole
 //   warps for f64 97..104 and f32 above 128), with no block barrier after the loads. The
@@ -1660,8 +1660,8 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // per lane at every order from 33 (f32 to 128, f64 to 96 and 105..128, complex to the
 // largest), ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up
 // to 128; f64 two warps up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64
-// four warps up to 80, eight up to 128; c128 four up to 56, eight up to 64 (its factors at
-// 128 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the dense forward substitution (92
+// four warps up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen up to 96
+// (one block per multiprocessor; its factors above 119 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the dense forward substitution (92
 // registers against 104: one more block per multiprocessor). Whole warps (HW = 32) serve f64
 // 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor fit, which the
 // half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of five and
@@ -1683,7 +1683,9 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
     MID_HS(cf32, c, 8, 8, 8)
-#define MID_Z MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)
+#define MID_Z                                                                                               \
+    MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
+    MID_HS(cf64, z, 16, 3, 5) MID_HS(cf64, z, 16, 3, 6)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

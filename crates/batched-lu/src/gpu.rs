@@ -6,7 +6,7 @@
 //!   the factorization:
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
 //!   [`rows_shape`]), unless a blocked configuration is forced.
-//! * `33 ≤ n ≤ 128` (f32: 192, c128: 64; uniform batches), inverse from the factors:
+//! * `33 ≤ n ≤ 128` (f32: 192, c128: 96; uniform batches), inverse from the factors:
 //!   `getri_mid_r*_w*_c*_h16` (one block per matrix, the factors in shared memory, the
 //!   inverse's columns in the registers of half-warp groups; see [`half_shape`]; f64 97..=104
 //!   and f32 129..=192 whole-warp groups, `getri_mid_r*_w*_c*`, [`mid_shape`]), unless a
@@ -276,11 +276,11 @@ fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<
 
 /// Largest order of the mid-size inverse kernels `getri_mid_*` (uniform batches of order above
 /// [`SMALL_MAX`]) for `T`: 128; f32 192 (144 KB of factors, one block per multiprocessor);
-/// c128 64, its factors at 128 would not fit in shared memory.
+/// c128 96 (144 KB), its factors above 119 would not fit in shared memory.
 pub(crate) fn mid_max<T: Scalar>() -> usize {
     match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
         (false, 4) => 192,
-        (true, 16) => 64,
+        (true, 16) => 96,
         _ => 128,
     }
 }
@@ -306,7 +306,8 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
 /// to [`mid_max`] but f64 97..=104 and f32 129..=192, with the warp counts measured fastest
 /// (Batched LU Versions 10 and 15 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
 /// eight up to 128; f64 two up to 40, four up to 64, eight up to 96, sixteen at 105..=128; c64
-/// four up to 80, eight up to 128; c128 four up to 56, eight up to 64; `cpg = ⌈n / (2·nw)⌉`.
+/// four up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen up to 96;
+/// `cpg = ⌈n / (2·nw)⌉`.
 pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     let nw = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
         (_, _, ..=SMALL_MAX) => return None,
@@ -320,6 +321,7 @@ pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
         (true, 8, ..=128) => 8,
         (true, 16, ..=56) => 4,
         (true, 16, ..=64) => 8,
+        (true, 16, ..=96) => 16,
         _ => return None,
     };
     Some((n.div_ceil(16), nw, n.div_ceil(2 * nw)))
@@ -775,7 +777,9 @@ mod tests {
         assert_eq!(half_shape::<Complex32>(81), Some((6, 8, 6)));
         assert_eq!(half_shape::<Complex64>(56), Some((4, 4, 7)));
         assert_eq!(half_shape::<Complex64>(64), Some((4, 8, 4)));
-        assert_eq!(half_shape::<Complex64>(65), None);
+        assert_eq!(half_shape::<Complex64>(65), Some((5, 16, 3)));
+        assert_eq!(half_shape::<Complex64>(96), Some((6, 16, 3)));
+        assert_eq!(half_shape::<Complex64>(97), None);
     }
 
     #[test]
