@@ -9,32 +9,14 @@
 // The "factors" are random entries in [-1, 1) with n added to the diagonal (a unit lower L and
 // an upper U that are well conditioned) and random valid pivots (ipiv[j] in j + 1..n), so the
 // kernels follow interchanges; no factorization runs.
-#include <cuda_runtime.h>
-#include <dlfcn.h>
-#include <cstdio>
-#include <cstdlib>
+#include "driver.h"
 #include <cstring>
-#include <vector>
+#include <string>
 #include <cmath>
-typedef int CUresult; typedef void* CUmodule; typedef void* CUfunction; typedef void* CUstream;
-typedef CUresult (*LoadData)(CUmodule*, const void*);
-typedef CUresult (*GetFn)(CUfunction*, CUmodule, const char*);
-typedef CUresult (*SetAttr)(CUfunction, int, int);
-typedef CUresult (*Launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**);
-static std::vector<char> slurp(const char* p) {
-    FILE* f = fopen(p, "rb");
-    if (!f) { printf("cannot open %s\n", p); exit(1); }
-    std::vector<char> v; fseek(f, 0, SEEK_END); v.resize(ftell(f)); fseek(f, 0, SEEK_SET);
-    if (fread(v.data(), 1, v.size(), f) != v.size()) exit(1);
-    fclose(f); return v;
-}
-static LoadData load; static GetFn getfn; static Launch launch; static SetAttr setattr;
-static CUfunction fn(const char* path, const char* name, int smem) {
-    static std::vector<std::vector<char>> keep;
-    keep.push_back(slurp(path));
-    CUmodule m; if (load(&m, keep.back().data())) { printf("load %s failed\n", path); exit(1); }
-    CUfunction f; if (getfn(&f, m, name)) { printf("no %s in %s\n", name, path); exit(1); }
-    // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (8), PREFERRED_SHARED_MEMORY_CARVEOUT (9).
+// Kernel `name` of `path`, allowed `smem` bytes of dynamic shared memory and the largest carveout
+// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, PREFERRED_SHARED_MEMORY_CARVEOUT = 9).
+static CUfunction mid_fn(const char* path, const char* name, int smem) {
+    CUfunction f = fn(path, name);
     if (setattr(f, 8, smem) || setattr(f, 9, 100)) { printf("attributes of %s failed\n", name); exit(1); }
     return f;
 }
@@ -45,10 +27,7 @@ int main(int argc, char** argv) {
     const int parts = atoi(argv[7]);
     const int threads_of[2] = {atoi(argv[5]), argc > 13 ? atoi(argv[12]) : atoi(argv[5])};
     const int smem_of[2] = {atoi(argv[6]), argc > 13 ? atoi(argv[13]) : atoi(argv[6])};
-    void* h = dlopen("libcuda.so.1", RTLD_NOW);
-    load = (LoadData)dlsym(h, "cuModuleLoadData"); getfn = (GetFn)dlsym(h, "cuModuleGetFunction");
-    launch = (Launch)dlsym(h, "cuLaunchKernel"); setattr = (SetAttr)dlsym(h, "cuFuncSetAttribute");
-    cudaFree(0);
+    driver_init();
     const bool cplx = t == 'c' || t == 'z', dbl = t == 'd' || t == 'z';
     const size_t sz = (t == 's') ? 4 : (t == 'd' || t == 'c') ? 8 : 16;
     const size_t elems = (size_t)n * n * batch, bytes = elems * sz, reals = bytes / (dbl ? 8 : 4);
@@ -77,7 +56,7 @@ int main(int argc, char** argv) {
     double best[2];
     for (int which = 0; which < 2; ++which) {
         const int threads = threads_of[which], smem = smem_of[which];
-        CUfunction f = fn(argv[8 + 2 * which], argv[9 + 2 * which], smem);
+        CUfunction f = mid_fn(argv[8 + 2 * which], argv[9 + 2 * which], smem);
         cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
         best[which] = 1e30;
         for (int r = 0; r < reps + 1; ++r) {

@@ -8,42 +8,16 @@
 //   TYPE s|d|c|z; DD 1: n added to the diagonal (no interchanges), 0: general matrices;
 //   LANES: lanes per matrix (getrf_small / getri_small: W), 0 for one block of THREADS per
 //   matrix (getrf_rows).
-#include <cuda_runtime.h>
-#include <dlfcn.h>
-#include <cstdio>
-#include <cstdlib>
+#include "driver.h"
 #include <cstring>
-#include <vector>
 #include <string>
 #include <cmath>
-typedef int CUresult; typedef void* CUmodule; typedef void* CUfunction; typedef void* CUstream;
-typedef CUresult (*LoadData)(CUmodule*, const void*);
-typedef CUresult (*GetFn)(CUfunction*, CUmodule, const char*);
-typedef CUresult (*Launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**);
-static std::vector<char> slurp(const char* p) {
-    FILE* f = fopen(p, "rb");
-    if (!f) { printf("cannot open %s\n", p); exit(1); }
-    std::vector<char> v; fseek(f, 0, SEEK_END); v.resize(ftell(f)); fseek(f, 0, SEEK_SET);
-    if (fread(v.data(), 1, v.size(), f) != v.size()) exit(1);
-    fclose(f); return v;
-}
-static LoadData load; static GetFn getfn; static Launch launch;
-static CUfunction fn(const char* path, const char* name) {
-    static std::vector<std::vector<char>> keep;
-    keep.push_back(slurp(path));
-    CUmodule m; if (load(&m, keep.back().data())) { printf("load %s failed\n", path); exit(1); }
-    CUfunction f; if (getfn(&f, m, name)) { printf("no %s in %s\n", name, path); exit(1); }
-    return f;
-}
 int main(int argc, char** argv) {
     if (argc < 13) { printf("usage: see the source\n"); return 2; }
     const char op = argv[1][0], t = argv[2][0];
     int n = atoi(argv[3]), batch = atoi(argv[4]), reps = atoi(argv[5]), dd = atoi(argv[6]);
     const int lanes = atoi(argv[7]), threads = atoi(argv[8]);
-    void* h = dlopen("libcuda.so.1", RTLD_NOW);
-    load = (LoadData)dlsym(h, "cuModuleLoadData"); getfn = (GetFn)dlsym(h, "cuModuleGetFunction");
-    launch = (Launch)dlsym(h, "cuLaunchKernel");
-    cudaFree(0);
+    driver_init();
     const bool cplx = t == 'c' || t == 'z', dbl = t == 'd' || t == 'z';
     const size_t sz = (t == 's') ? 4 : (t == 'd' || t == 'c') ? 8 : 16;
     const size_t elems = (size_t)n * n * batch, bytes = elems * sz, reals = bytes / (dbl ? 8 : 4);
