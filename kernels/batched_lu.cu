@@ -10,8 +10,8 @@
 //   search is a hardware reduction (redux.sync); for W >= 16 the pivot row reaches the other
 //   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
 //   reads the factors from shared memory.
-// * 32 < n <= 64 (f32; f64: 48, c64: 36), uniform batches, LU (`getrf_rows`): the same layout
-//   over one block of one or two warps, one or two rows per thread, one block barrier per
+// * 32 < n <= 96 (f32; f64 and c64: 64), uniform batches, LU (`getrf_rows`): the same layout
+//   over one block of one to three warps, one or two rows per thread, one block barrier per
 //   column.
 // * 32 < n <= 128 (f32: 192, c128: 96), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
@@ -477,20 +477,19 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 }
 
 // ---------------------------------------------------------------------------------------------
-// 32 < n <= 32·R, uniform batches: the inverse from the factors, one block of NW warps per
-// matrix. The factors sit in shared memory; each warp computes CPW columns of U⁻¹·L⁻¹ (column
-// c solving L·U·x = e_c; it is column at[c] of A⁻¹ = U⁻¹·L⁻¹·P), lane l rows l, l + 32, ...
-// (R slots) of each, in registers. Rows above c of L⁻¹'s column c are zero, so its forward
-// substitution starts at step c: warp w takes a low part (columns from w·⌈CPW/2⌉) and a high
-// part (counted down from the last), and its forward steps update the low part alone until
-// the high part's first column. That is a third fewer updates than a dense forward
-// substitution of every column (15–30 % faster, docs/perf-notes.md); SKIP = false keeps the
-// dense form (every column from step 0), for the one kernel where it was faster. Step s of a substitution needs row s of the warp's
-// columns in every lane: the lane holding it writes it to a per-warp buffer in shared memory
-// (16 bytes at a time), and every lane reads it back beside its own rows' factor entries
-// L(l + 32·g, s); a __syncwarp after the write and one after the reads. (Two buffers
-// alternating by step and one __syncwarp measured 5–10 % slower.) After the loads the warps
-// never wait for each other.
+// 32 < n <= 32·R, uniform batches: the inverse from the factors, one block of NW warps per matrix.
+// The factors sit in shared memory; each warp computes CPW columns of U⁻¹·L⁻¹ (column c solving
+// L·U·x = e_c; it is column at[c] of A⁻¹ = U⁻¹·L⁻¹·P), lane l rows l, l + 32, ... (R slots) of
+// each, in registers. Rows above c of L⁻¹'s column c are zero, so its forward substitution starts
+// at step c: warp w takes a low part (columns from w·⌈CPW/2⌉) and a high part (counted down from
+// the last), and its forward steps update the low part alone until the high part's first column.
+// That is a third fewer updates than a dense forward substitution of every column (15–30 % faster,
+// docs/perf-notes.md); SKIP = false keeps the dense form (every column from step 0), for the one
+// kernel where it was faster. Step s of a substitution needs row s of the warp's columns in every
+// lane: the lane holding it writes it to a per-warp buffer in shared memory (16 bytes at a time),
+// and every lane reads it back beside its own rows' factor entries L(l + 32·g, s); a __syncwarp
+// after the write and one after the reads. (Two buffers alternating by step and one __syncwarp
+// measured 5–10 % slower.) After the loads the warps never wait for each other.
 //
 // TRI (orders whose factors do not fit in shared memory whole, f32 193..256): the shared
 // memory holds one triangle at a time, packed by columns: the strict lower triangle of L for
@@ -523,10 +522,10 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     const T* A = a + (i64)k * a_stride;
     const int nn = n * n;
     const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
-    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, or one
-    // packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's diagonal
-    // (NMAX), the column of the inverse each column of L⁻¹ becomes (NMAX ints), the pivots (NMAX ints), and per
-    // group a row buffer of UP packs.
+    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, or one packed
+    // triangle for TRI, rounded up to 16 bytes), the reciprocals of U's diagonal (NMAX), the column
+    // of the inverse each column of L⁻¹ becomes (NMAX ints), the pivots (NMAX ints), and per group
+    // a row buffer of UP packs.
     T* F = reinterpret_cast<T*>(smem);
     T* Dr = F + (nf + E - 1) / E * E;
     int* at = reinterpret_cast<int*>(Dr + NMAX);
@@ -636,7 +635,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     for (int h = 0; h < R; ++h) {
         const int end = min(n, h * HW + HW);
 #pragma unroll 1
-        for (int s = max(h * HW, s_lo); SKIP && s < min(end, s_hi); ++s) forward(h, s, std::integral_constant<int, TA>());
+        for (int s = max(h * HW, s_lo); SKIP && s < min(end, s_hi); ++s)
+            forward(h, s, std::integral_constant<int, TA>());
 #pragma unroll 1
         for (int s = max(h * HW, SKIP ? s_hi : c0); s < end; ++s) forward(h, s, std::integral_constant<int, CPW>());
     }
@@ -1656,19 +1656,19 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 #define MID_HS(T, P, NW, CPW, R) MID_H(T, P, NW, CPW, R, true)
 
 // The shapes `half_shape` and `mid_shape` in gpu.rs pick (from the measurements in
-// docs/perf-notes.md, Batched LU Versions 10 and 15): half-warp groups of R = ⌈n / 16⌉ rows
-// per lane at every order from 33 (f32 to 128, f64 to 96 and 105..128, complex to the
-// largest), ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up
-// to 128; f64 two warps up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64
-// four warps up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen up to 96
-// (one block per multiprocessor; its factors above 119 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the dense forward substitution (92
-// registers against 104: one more block per multiprocessor). Whole warps (HW = 32) serve f64
-// 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor fit, which the
-// half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of five and
-// six rows per lane: the factors alone then take most of a multiprocessor's shared memory,
-// one block each). The triangle form (`tri_shape`): f32 193..256 with seven or eight rows per
-// lane, f64 180..192 with six; sixteen warps of ⌈n / 32⌉ columns, two blocks per matrix.
-// (Measured against the blocked kernels: slower for f64 below 180 and for c64 at 144..190.)
+// docs/perf-notes.md, Batched LU Versions 10, 15 and 16): half-warp groups of R = ⌈n / 16⌉ rows per
+// lane at every order from 33 (f32 to 128, f64 to 96 and 105..128, complex to the largest),
+// ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up to 128; f64 two warps
+// up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64 four warps up to 80, eight up
+// to 128; c128 four up to 56, eight up to 64, sixteen up to 96 (one block per multiprocessor; its
+// factors above 119 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the
+// dense forward substitution (92 registers against 104: one more block per multiprocessor). Whole
+// warps (HW = 32) serve f64 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor
+// fit, which the half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of
+// five and six rows per lane: the factors alone then take most of a multiprocessor's shared memory,
+// one block each). The triangle form (`tri_shape`): f32 193..256 with seven or eight rows per lane,
+// f64 180..192 with six; sixteen warps of ⌈n / 32⌉ columns, two blocks per matrix. (Measured
+// against the blocked kernels: slower for f64 below 180 and for c64 at 144..190.)
 #define MID_S                                                                                                 \
     MID_HS(float, s, 2, 9, 3) MID_HS(float, s, 2, 10, 3) MID_HS(float, s, 4, 6, 3)                            \
     MID_HS(float, s, 4, 7, 4) MID_HS(float, s, 4, 8, 4) MID_HS(float, s, 4, 9, 5) MID_HS(float, s, 4, 10, 5)  \

@@ -304,7 +304,7 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
 /// group of columns, lane l of it rows l, l + 16, …: `r = ⌈n / 16⌉`), at order `n`, or `None`
 /// where the whole-warp form ([`mid_shape`]) or no mid-size kernel serves. Every order from 33
 /// to [`mid_max`] but f64 97..=104 and f32 129..=192, with the warp counts measured fastest
-/// (Batched LU Versions 10 and 15 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
+/// (Batched LU Versions 10, 15 and 16 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
 /// eight up to 128; f64 two up to 40, four up to 64, eight up to 96, sixteen at 105..=128; c64
 /// four up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen up to 96;
 /// `cpg = ⌈n / (2·nw)⌉`.
