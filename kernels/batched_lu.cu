@@ -18,9 +18,9 @@
 //   half-warp a set of columns of the inverse in registers (R = ⌈n / 16⌉ rows per lane; whole
 //   warps for f64 97..104 and f32 above 128), with no block barrier after the loads. The
 //   columns are solved for as columns of L⁻¹ (then U⁻¹ L⁻¹, stored permuted), so the forward
-//   substitution of column c starts at step c. f32 193..256 and f64 180..192: the same with
-//   one packed triangle of the factors in shared memory at a time (L, then U) and two blocks
-//   per matrix.
+//   substitution of column c starts at step c. f32 193..256, f64 180..192, c64 129..192 and
+//   c128 65..80 and 97..144: the same with one packed triangle of the factors in shared memory
+//   at a time (L, then U) and two consecutive blocks per matrix.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update (f64: on
@@ -491,13 +491,17 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // after the write and one after the reads. (Two buffers alternating by step and one __syncwarp
 // measured 5–10 % slower.) After the loads the warps never wait for each other.
 //
-// TRI (orders whose factors do not fit in shared memory whole, f32 193..256): the shared
-// memory holds one triangle at a time, packed by columns: the strict lower triangle of L for
-// the forward substitution (column s, rows s + 1.., at s·(2n − s − 1)/2), then, after a block
-// barrier, the strict upper triangle of U for the backward one (column s, rows 0..s − 1, at
-// s·(s − 1)/2); U's diagonal is read from global memory. The columns of the inverse are split
-// over the blocks of the grid's y dimension: block y takes columns y·NW·CPW.. (NW·CPW of them),
-// so the second block's forward substitution starts halfway.
+// TRI (the orders above those whose factors fit in shared memory whole, and c128 65..80, where
+// half the shared memory lets more blocks reside): the shared memory holds one triangle at a
+// time, packed by columns: the strict lower triangle of L for the forward substitution (column
+// s, rows s + 1.., at s·(2n − s − 1)/2), then, after a block barrier, the strict upper triangle
+// of U for the backward one (column s, rows 0..s − 1, at s·(s − 1)/2); U's diagonal is read from
+// global memory. The columns of the inverse are split over TRI_SPLIT consecutive blocks: block
+// TRI_SPLIT·k + p takes columns p·NG·CPW.. (NG·CPW of them) of matrix k, so the second part's
+// forward substitution starts halfway. Consecutive blocks run at about the same time, so the
+// second part reads the factors the first has just brought into L2 (3–5 % faster than the
+// parts in the grid's y dimension, docs/perf-notes.md).
+constexpr int TRI_SPLIT = 2;
 //
 // HW = 16 (every order up to 128 but f64 97..104 and f32 above 128): each half-warp is a group
 // of its own, with its own CPW columns (the two halves of a warp alternate within the warp's
@@ -512,13 +516,13 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     typedef Pack<T> PK;
     constexpr int E = PK::N;
     constexpr int UP = (CPW + E - 1) / E;  // packs of one row of a warp's columns
-    static_assert(HW == 32 || (HW == 16 && !TRI), "groups of 32 lanes, or half-warps");
+    static_assert(HW == 32 || HW == 16, "groups of 32 lanes, or half-warps");
     constexpr int NMAX = HW * R;
     constexpr int NG = NW * (32 / HW);  // groups of HW lanes per block
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int hl = lane % HW, grp = threadIdx.x / HW;  // lane in its group, the group
-    const int k = blockIdx.x;
-    const int c0 = TRI ? (int)blockIdx.y * NG * CPW : 0;  // the block's first column
+    const int k = TRI ? blockIdx.x / TRI_SPLIT : blockIdx.x;
+    const int c0 = TRI ? (int)(blockIdx.x % TRI_SPLIT) * NG * CPW : 0;  // the block's first column
     const T* A = a + (i64)k * a_stride;
     const int nn = n * n;
     const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
@@ -1641,14 +1645,16 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
              i64 inv_stride) {                                                                                \
-        if (blockIdx.x >= (unsigned)batch) return;                                                            \
+        if ((TRI ? blockIdx.x / TRI_SPLIT : blockIdx.x) >= (unsigned)batch) return;                         \
         getri_mid<T, NW, CPW, R, TRI, HW, SKIP>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);       \
     }
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
 #define MID_R(T, P, NW, CPW, R) MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32, true)
 // The same with one packed triangle of the factors in shared memory at a time and the columns
-// split over the grid's y dimension.
+// split over TRI_SPLIT consecutive blocks (whole warps, and half-warp groups).
 #define MID_TRI(T, P, NW, CPW, R) MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true)
+#define MID_TRI_H(T, P, NW, CPW, R) \
+    MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, true, 16, true)
 // Half-warp groups of CPW columns, R rows per lane (orders up to 16·R). SKIP: whether each
 // column's forward substitution starts at its own step (see getri_mid).
 #define MID_H(T, P, NW, CPW, R, SKIP) \
@@ -1660,15 +1666,20 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // lane at every order from 33 (f32 to 128, f64 to 96 and 105..128, complex to the largest),
 // ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up to 128; f64 two warps
 // up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64 four warps up to 80, eight up
-// to 128; c128 four up to 56, eight up to 64, sixteen up to 96 (one block per multiprocessor; its
+// to 128; c128 four up to 56, eight up to 64, sixteen at 81..96 (one block per multiprocessor; its
 // factors above 119 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the
 // dense forward substitution (92 registers against 104: one more block per multiprocessor). Whole
 // warps (HW = 32) serve f64 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor
 // fit, which the half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of
 // five and six rows per lane: the factors alone then take most of a multiprocessor's shared memory,
-// one block each). The triangle form (`tri_shape`): f32 193..256 with seven or eight rows per lane,
-// f64 180..192 with six; sixteen warps of ⌈n / 32⌉ columns, two blocks per matrix. (Measured
-// against the blocked kernels: slower for f64 below 180 and for c64 at 144..190.)
+// one block each). The triangle form, two blocks per matrix: whole warps (`tri_shape`) for f32
+// 193..256 with seven or eight rows per lane and f64 180..192 with six, sixteen warps of ⌈n / 32⌉
+// columns (measured slower than the blocked kernels for f64 below 180); half-warp groups of
+// R = ⌈n / 16⌉ rows per lane (`tri_half_shape`) for c64 129..192 (twelve warps of three columns per
+// group to 144, sixteen above) and c128 65..80 (four warps of five columns: three blocks per
+// multiprocessor where the whole factors allowed one), 97..128 (sixteen warps of two) and 129..144
+// (twelve of three): 0.61–0.85 of the blocked kernels' time, and 0.87–0.88 of the whole-factor
+// kernel's at c128 65..80 (docs/perf-notes.md, Batched LU Version 17).
 #define MID_S                                                                                                 \
     MID_HS(float, s, 2, 9, 3) MID_HS(float, s, 2, 10, 3) MID_HS(float, s, 4, 6, 3)                            \
     MID_HS(float, s, 4, 7, 4) MID_HS(float, s, 4, 8, 4) MID_HS(float, s, 4, 9, 5) MID_HS(float, s, 4, 10, 5)  \
@@ -1682,10 +1693,12 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 #define MID_C                                                                                                 \
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
-    MID_HS(cf32, c, 8, 8, 8)
+    MID_HS(cf32, c, 8, 8, 8) MID_TRI_H(cf32, c, 12, 3, 9) MID_TRI_H(cf32, c, 16, 3, 10)                      \
+    MID_TRI_H(cf32, c, 16, 3, 11) MID_TRI_H(cf32, c, 16, 3, 12)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
-    MID_HS(cf64, z, 16, 3, 5) MID_HS(cf64, z, 16, 3, 6)
+    MID_HS(cf64, z, 16, 3, 6) MID_TRI_H(cf64, z, 4, 5, 5) MID_TRI_H(cf64, z, 16, 2, 7)                      \
+    MID_TRI_H(cf64, z, 12, 3, 9) MID_TRI_H(cf64, z, 16, 2, 8)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -2,10 +2,11 @@
 // `getri_tri_*`: one block per matrix, or per column part, with dynamic shared memory) on the
 // same factors in one process, and says whether their outputs are identical. See README.md.
 //
-// Usage: cmp_mid TYPE N BATCH REPS THREADS SMEM PARTS A.img KERNEL_A B.img KERNEL_B [THREADS_B SMEM_B]
+// Usage: cmp_mid TYPE N BATCH REPS THREADS SMEM PARTS A.img KERNEL_A B.img KERNEL_B [THREADS_B SMEM_B [PARTS_B]]
 //   TYPE s|d|c|z; THREADS 32·NW; SMEM the dynamic shared memory (`mid_smem` in gpu.rs);
-//   PARTS the blocks per matrix (1, or TRI_SPLIT for `getri_tri_*`); THREADS_B and SMEM_B
-//   B's own, where its shape differs from A's.
+//   PARTS the blocks per matrix (1, or TRI_SPLIT for `getri_tri_*`); THREADS_B, SMEM_B and
+//   PARTS_B B's own, where its shape differs from A's. A negative PARTS (-P) launches P·BATCH
+//   blocks in x, for kernels that take their part from the low bits of the block index.
 // The "factors" are random entries in [-1, 1) with n added to the diagonal (a unit lower L and
 // an upper U that are well conditioned) and random valid pivots (ipiv[j] in j + 1..n), so the
 // kernels follow interchanges; no factorization runs.
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
     if (argc < 12) { printf("usage: see the source\n"); return 2; }
     const char t = argv[1][0];
     int n = atoi(argv[2]), batch = atoi(argv[3]), reps = atoi(argv[4]);
-    const int parts = atoi(argv[7]);
+    const int parts_of[2] = {atoi(argv[7]), argc > 14 ? atoi(argv[14]) : atoi(argv[7])};
     const int threads_of[2] = {atoi(argv[5]), argc > 13 ? atoi(argv[12]) : atoi(argv[5])};
     const int smem_of[2] = {atoi(argv[6]), argc > 13 ? atoi(argv[13]) : atoi(argv[6])};
     driver_init();
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
             cudaMemset(x, 0, bytes);
             void* args[] = {&a, &piv, &info, &x, &batch, &n, &stride, &stride};
             cudaEventRecord(e0);
-            CUresult rc = launch(f, batch, parts, 1, threads, 1, 1, smem, 0, args, 0);
+            CUresult rc = launch(f, parts_of[which] < 0 ? -parts_of[which] * batch : batch,
+                                 parts_of[which] < 0 ? 1 : parts_of[which], 1, threads, 1, 1, smem, 0, args, 0);
             cudaEventRecord(e1);
             if (rc || cudaEventSynchronize(e1)) { printf("launch %s failed (%d)\n", argv[9 + 2 * which], rc); return 1; }
             float ms; cudaEventElapsedTime(&ms, e0, e1);

@@ -6,16 +6,18 @@
 //!   the factorization:
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
 //!   [`rows_shape`]), unless a blocked configuration is forced.
-//! * `33 ≤ n ≤ 128` (f32: 192, c128: 96; uniform batches), inverse from the factors:
-//!   `getri_mid_r*_w*_c*_h16` (one block per matrix, the factors in shared memory, the
+//! * `33 ≤ n ≤ 128` (f32: 192, c128: 96 but 65..=80; uniform batches), inverse from the
+//!   factors: `getri_mid_r*_w*_c*_h16` (one block per matrix, the factors in shared memory, the
 //!   inverse's columns in the registers of half-warp groups; see [`half_shape`]; f64 97..=104
 //!   and f32 129..=192 whole-warp groups, `getri_mid_r*_w*_c*`, [`mid_shape`]), unless a
 //!   blocked configuration is forced or the factors do not fit the GPU's shared memory per
 //!   block (then the blocked kernels).
-//! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64 (uniform batches), inverse from the
-//!   factors: `getri_tri_r*_w16_c*`
-//!   (two blocks per matrix, one packed triangle of the factors in shared memory at a time;
-//!   see [`tri_shape`]), with the same exceptions.
+//! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64, `129 ≤ n ≤ 192` for c64, `65 ≤ n ≤ 80`
+//!   and `97 ≤ n ≤ 144` for c128 (uniform batches), inverse from the factors:
+//!   `getri_tri_r*_w16_c*` (real types, whole-warp groups; see [`tri_shape`]) and
+//!   `getri_tri_r*_w*_c*_h16` (complex types, half-warp groups; see [`tri_half_shape`]): two
+//!   blocks per matrix, one packed triangle of the factors in shared memory at a time, with the
+//!   same exceptions.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory, the f64 update on the tensor cores; see
 //!   [`blocked_ld`]), `getrs_blocked_nb*` and `getri_blocked_nb*`
@@ -306,8 +308,8 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
 /// to [`mid_max`] but f64 97..=104 and f32 129..=192, with the warp counts measured fastest
 /// (Batched LU Versions 10, 15 and 16 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
 /// eight up to 128; f64 two up to 40, four up to 64, eight up to 96, sixteen at 105..=128; c64
-/// four up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen up to 96;
-/// `cpg = ⌈n / (2·nw)⌉`.
+/// four up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen at 81..=96 (at
+/// 65..=80 the triangle form, [`tri_half_shape`], is faster); `cpg = ⌈n / (2·nw)⌉`.
 pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     let nw = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
         (_, _, ..=SMALL_MAX) => return None,
@@ -321,7 +323,7 @@ pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
         (true, 8, ..=128) => 8,
         (true, 16, ..=56) => 4,
         (true, 16, ..=64) => 8,
-        (true, 16, ..=96) => 16,
+        (true, 16, 81..=96) => 16,
         _ => return None,
     };
     Some((n.div_ceil(16), nw, n.div_ceil(2 * nw)))
@@ -344,6 +346,30 @@ pub(crate) fn mid_smem<T: Scalar>(
 /// Blocks per matrix of the triangle form of the inverse (`getri_tri_*`): the columns of the
 /// inverse are split in this many parts.
 pub(crate) const TRI_SPLIT: usize = 2;
+
+/// Rows per lane `r`, warps per block `nw` and columns per half-warp `cpg` of the triangle form
+/// of the mid-size inverse in half-warp groups, `getri_tri_r{r}_w{nw}_c{cpg}_h16` (lane l of a
+/// group rows l, l + 16, …: `r = ⌈n / 16⌉`), at order `n`, or `None` outside it. The columns are
+/// split over [`TRI_SPLIT`] blocks per matrix, each of `2·nw` groups of `cpg` columns; the shared
+/// memory holds one strict triangle of the factors at a time (at most 144 KB for c64 at 192,
+/// 161 KB for c128 at 144). The complex types, at the orders where it was measured faster
+/// (Batched LU Version 17 in `docs/perf-notes.md`): c64 129..=192 (the blocked kernel's time
+/// × 0.75–0.85), c128 97..=144 (× 0.61–0.74) and 65..=80 (the whole-factor kernel's time ×
+/// 0.87–0.88: a third of a multiprocessor's shared memory per block instead of two thirds).
+/// c64 up to 144 and c128 129..=144 take twelve warps of three columns per group, c64 above
+/// sixteen; c128 97..=128 sixteen warps of two, 65..=80 four of five. Larger orders would spill
+/// at sixteen warps (c128 from 145) or not fit (c64 from 238).
+pub(crate) fn tri_half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
+    let (nw, cpg) = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
+        (true, 8, 129..=144) => (12, 3),
+        (true, 8, 145..=192) => (16, 3),
+        (true, 16, 65..=80) => (4, 5),
+        (true, 16, 97..=128) => (16, 2),
+        (true, 16, 129..=144) => (12, 3),
+        _ => return None,
+    };
+    Some((n.div_ceil(16), nw, cpg))
+}
 
 /// Rows per lane `r`, warps per block `nw` and columns per warp `cpw` of the triangle form of
 /// the mid-size inverse, `getri_tri_r{r}_w{nw}_c{cpw}`, at order `n`, or `None` outside it.
@@ -540,28 +566,36 @@ pub(crate) fn getri<T: Scalar>(
     } else if OVERRIDE.with(Cell::get).is_some() {
         None
     } else {
-        // The mid-size kernels: one block of nw warps per matrix (TRI_SPLIT for the triangle
-        // form, grid y) with `smem` bytes; on a GPU with less shared memory per block than
-        // that, the blocked kernels instead.
-        let mid = |name: String, nw: usize, smem: usize, parts: usize| {
-            (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024)).then(|| {
-                let mut lc = cfg(d.batch, 32 * nw as u32, smem);
-                lc.grid_dim.1 = parts as u32;
-                (name, lc, true)
-            })
+        // The mid-size kernels: `grid` blocks of nw warps (one per matrix, TRI_SPLIT consecutive
+        // ones for the triangle form) with `smem` bytes; on a GPU with less shared memory per
+        // block than that, the blocked kernels instead.
+        let mid = |name: String, nw: usize, smem: usize, grid: usize| {
+            (smem <= max_shared_bytes(&dev).unwrap_or(48 * 1024))
+                .then(|| (name, cfg(grid, 32 * nw as u32, smem), true))
         };
-        if let Some((r, nw, cpg)) = half_shape::<T>(d.n) {
+        if let Some((r, nw, cpg)) = tri_half_shape::<T>(d.n) {
+            // As below, with one strict triangle of the factors in shared memory.
+            let smem = mid_smem::<T>(d.n, (r.div_ceil(2), 2 * nw, cpg), true);
+            let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
+            mid(format!("getri_tri_r{r}_w{nw}_c{cpg}_h16"), nw, smem, grid)
+        } else if let Some((r, nw, cpg)) = half_shape::<T>(d.n) {
             // 2·nw groups of cpg columns (the row buffers counted per group; ⌈r / 2⌉ counts
             // the kernel's 16·r row slots in 32s).
             let smem = mid_smem::<T>(d.n, (r.div_ceil(2), 2 * nw, cpg), false);
-            mid(format!("getri_mid_r{r}_w{nw}_c{cpg}_h16"), nw, smem, 1)
+            mid(
+                format!("getri_mid_r{r}_w{nw}_c{cpg}_h16"),
+                nw,
+                smem,
+                d.batch,
+            )
         } else if d.n <= mid_max::<T>() {
             let (r, nw, cpw) = mid_shape::<T>(d.n);
             let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
-            mid(format!("getri_mid_r{r}_w{nw}_c{cpw}"), nw, smem, 1)
+            mid(format!("getri_mid_r{r}_w{nw}_c{cpw}"), nw, smem, d.batch)
         } else if let Some((r, nw, cpw)) = tri_shape::<T>(d.n) {
             let smem = mid_smem::<T>(d.n, (r, nw, cpw), true);
-            mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, TRI_SPLIT)
+            let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
+            mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, grid)
         } else {
             None
         }
@@ -619,12 +653,12 @@ mod tests {
         );
     }
 
-    /// Every shape `mid_shape` picks (where `half_shape` does not serve) is a kernel of the
-    /// compiled module, with room for every column, and its shared memory fits an H100's
-    /// block limit.
+    /// Every shape `mid_shape` picks (where neither `half_shape` nor `tri_half_shape` serves)
+    /// is a kernel of the compiled module, with room for every column, and its shared memory
+    /// fits an H100's block limit.
     fn mid_kernels_exist<T: Scalar>() {
         for n in SMALL_MAX + 1..=mid_max::<T>() {
-            if half_shape::<T>(n).is_some() {
+            if half_shape::<T>(n).is_some() || tri_half_shape::<T>(n).is_some() {
                 continue;
             }
             let (r, nw, cpw) = mid_shape::<T>(n);
@@ -745,11 +779,35 @@ mod tests {
     }
 
     /// Every order of the mid-size range has a kernel: the half-warp form, or the whole-warp
-    /// one at f64 97..=104 and f32 129..=192 only.
+    /// one at f64 97..=104 and f32 129..=192 only, or the triangle form in half-warp groups.
     fn mid_orders_covered<T: Scalar>(whole: Option<std::ops::RangeInclusive<usize>>) {
         for n in SMALL_MAX + 1..=mid_max::<T>() {
             let in_whole = whole.as_ref().is_some_and(|r| r.contains(&n));
-            assert_eq!(half_shape::<T>(n).is_none(), in_whole, "n = {n}");
+            let other = in_whole || tri_half_shape::<T>(n).is_some();
+            assert_eq!(half_shape::<T>(n).is_none(), other, "n = {n}");
+        }
+    }
+
+    /// Every shape `tri_half_shape` picks is a kernel of the compiled module, its two blocks'
+    /// groups cover every column (the second part none empty) and its rows every row, its shared
+    /// memory fits an H100's block limit, and no order has both it and a half-warp shape.
+    fn tri_half_kernels_exist<T: Scalar>() {
+        for n in SMALL_MAX + 1..=1024 {
+            let Some((r, nw, cpg)) = tri_half_shape::<T>(n) else {
+                continue;
+            };
+            assert_eq!(half_shape::<T>(n), None, "n = {n}");
+            let part = 2 * nw * cpg;
+            assert!(
+                TRI_SPLIT * part >= n && part < n,
+                "n = {n}: {nw} × 2 × {cpg}"
+            );
+            assert!(16 * r >= n && 16 * (r - 1) < n, "n = {n}: {r} rows");
+            assert_entry::<T>(&format!("getri_tri_r{r}_w{nw}_c{cpg}_h16"), n);
+            assert!(
+                mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), true) <= 227 * 1024,
+                "n = {n}"
+            );
         }
     }
 
@@ -777,7 +835,8 @@ mod tests {
         assert_eq!(half_shape::<Complex32>(81), Some((6, 8, 6)));
         assert_eq!(half_shape::<Complex64>(56), Some((4, 4, 7)));
         assert_eq!(half_shape::<Complex64>(64), Some((4, 8, 4)));
-        assert_eq!(half_shape::<Complex64>(65), Some((5, 16, 3)));
+        assert_eq!(half_shape::<Complex64>(65), None);
+        assert_eq!(half_shape::<Complex64>(81), Some((6, 16, 3)));
         assert_eq!(half_shape::<Complex64>(96), Some((6, 16, 3)));
         assert_eq!(half_shape::<Complex64>(97), None);
     }
@@ -794,6 +853,22 @@ mod tests {
         assert_eq!(tri_shape::<f64>(180), Some((6, 16, 6)));
         assert_eq!(tri_shape::<f64>(193), None);
         assert_eq!(tri_shape::<Complex32>(190), None);
+        tri_half_kernels_exist::<f32>();
+        tri_half_kernels_exist::<f64>();
+        tri_half_kernels_exist::<Complex32>();
+        tri_half_kernels_exist::<Complex64>();
+        assert_eq!(tri_half_shape::<f64>(190), None);
+        assert_eq!(tri_half_shape::<Complex32>(128), None);
+        assert_eq!(tri_half_shape::<Complex32>(129), Some((9, 12, 3)));
+        assert_eq!(tri_half_shape::<Complex32>(192), Some((12, 16, 3)));
+        assert_eq!(tri_half_shape::<Complex32>(193), None);
+        assert_eq!(tri_half_shape::<Complex64>(64), None);
+        assert_eq!(tri_half_shape::<Complex64>(65), Some((5, 4, 5)));
+        assert_eq!(tri_half_shape::<Complex64>(80), Some((5, 4, 5)));
+        assert_eq!(tri_half_shape::<Complex64>(81), None);
+        assert_eq!(tri_half_shape::<Complex64>(97), Some((7, 16, 2)));
+        assert_eq!(tri_half_shape::<Complex64>(144), Some((9, 12, 3)));
+        assert_eq!(tri_half_shape::<Complex64>(145), None);
     }
 
     #[test]

@@ -368,20 +368,23 @@ fn row_factorization<T: Scalar>(dev: &Device) {
     }
 }
 
-/// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c128 up to 64: the factors in shared
-/// memory, two to six rows per lane; f32 193..256 and f64 180..192: one packed triangle of
-/// the factors at a time, two blocks per matrix, six to eight rows per lane) at every order (to 128; then a
-/// sample, with the edges of each kernel), against the host reference: well-conditioned matrices and matrices needing an interchange at every step
-/// give small residuals; a singular one (`info` = n) and one
+/// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c128 up to 96: the factors in shared
+/// memory, two to eight rows per lane; f32 193..256, f64 180..192, c64 129..192, c128 65..80
+/// and 97..144: one packed triangle of the factors at a time, two blocks per matrix) at every
+/// order to 128, then a sample with the edges of each kernel, against the host reference:
+/// well-conditioned matrices and matrices needing an interchange at every step give small
+/// residuals; a singular one (`info` = n) and one
 /// whose factors have an exactly-zero `U(j, j)` but `info` 0 (factors supplied by the caller)
 /// come back NaN. Neighbours are unaffected.
 fn mid_inverse<T: Scalar>(dev: &Device) {
     let orders: Vec<usize> = if gpu_blas::testing::under_sanitizer() {
-        vec![33, 40, 41, 57, 64, 65, 96, 97, 128, 129, 190, 193, 256]
+        vec![
+            33, 40, 41, 57, 64, 65, 80, 96, 97, 128, 129, 144, 190, 193, 256,
+        ]
     } else {
         (33..=128)
             .chain([
-                129, 150, 160, 161, 179, 180, 190, 192, 193, 208, 224, 225, 255, 256,
+                129, 144, 145, 150, 160, 161, 179, 180, 190, 192, 193, 208, 224, 225, 255, 256,
             ])
             .collect()
     };
