@@ -13,13 +13,13 @@
 // * 32 < n <= 96 (f32; f64 and c64: 64), uniform batches, LU (`getrf_rows`): the same layout
 //   over one block of one to three warps, one or two rows per thread, one block barrier per
 //   column.
-// * 32 < n <= 128 (f32: 192, c128: 96), uniform batches, inverse from the factors
+// * 32 < n <= 128 (f32: 192, c64: 160, c128: 112), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   half-warp a set of columns of the inverse in registers (R = ⌈n / 16⌉ rows per lane; whole
 //   warps for f64 97..104 and f32 above 128), with no block barrier after the loads. The
 //   columns are solved for as columns of L⁻¹ (then U⁻¹ L⁻¹, stored permuted), so the forward
-//   substitution of column c starts at step c. f32 193..256, f64 180..192, c64 129..192 and
-//   c128 65..80 and 97..144: the same with one packed triangle of the factors in shared memory
+//   substitution of column c starts at step c. f32 193..256, f64 180..192, c64 161..192 and
+//   c128 65..80 and 113..144: the same with one packed triangle of the factors in shared memory
 //   at a time (L, then U) and two consecutive blocks per matrix.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
@@ -1666,8 +1666,10 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // lane at every order from 33 (f32 to 128, f64 to 96 and 105..128, complex to the largest),
 // ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up to 128; f64 two warps
 // up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64 four warps up to 80, eight up
-// to 128; c128 four up to 56, eight up to 64, sixteen at 81..96 (one block per multiprocessor; its
-// factors above 119 would not fit in shared memory). The nine-column f64 kernel (33..36) keeps the
+// to 128, twelve at 129..144 and eight at 145..160 (six and ten columns per group: 167 and 255
+// registers, one block per multiprocessor); c128 four up to 56, eight up to 64, sixteen at 81..96
+// and eight at 97..112 (one block per multiprocessor; its factors above 119 would not fit in
+// shared memory). The nine-column f64 kernel (33..36) keeps the
 // dense forward substitution (92 registers against 104: one more block per multiprocessor). Whole
 // warps (HW = 32) serve f64 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor
 // fit, which the half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of
@@ -1675,11 +1677,13 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // one block each). The triangle form, two blocks per matrix: whole warps (`tri_shape`) for f32
 // 193..256 with seven or eight rows per lane and f64 180..192 with six, sixteen warps of ⌈n / 32⌉
 // columns (measured slower than the blocked kernels for f64 below 180); half-warp groups of
-// R = ⌈n / 16⌉ rows per lane (`tri_half_shape`) for c64 129..192 (twelve warps of three columns per
-// group to 144, sixteen above) and c128 65..80 (four warps of five columns: three blocks per
-// multiprocessor where the whole factors allowed one), 97..128 (sixteen warps of two) and 129..144
-// (twelve of three): 0.61–0.85 of the blocked kernels' time, and 0.87–0.88 of the whole-factor
-// kernel's at c128 65..80 (docs/perf-notes.md, Batched LU Version 17).
+// R = ⌈n / 16⌉ rows per lane (`tri_half_shape`) for c64 161..192 (sixteen warps of three columns
+// per group) and c128 65..80 (four warps of five columns: three blocks per multiprocessor where
+// the whole factors allowed one), 113..128 (sixteen warps of two) and 129..144 (twelve of three):
+// 0.61–0.80 of the blocked kernels' time, and 0.87–0.88 of the whole-factor kernel's at c128
+// 65..80 (docs/perf-notes.md, Batched LU Version 17). Below those orders (c64 129..160, c128
+// 97..112) the whole factors in one block per multiprocessor took 0.68–0.86 of the triangle
+// form's time.
 #define MID_S                                                                                                 \
     MID_HS(float, s, 2, 9, 3) MID_HS(float, s, 2, 10, 3) MID_HS(float, s, 4, 6, 3)                            \
     MID_HS(float, s, 4, 7, 4) MID_HS(float, s, 4, 8, 4) MID_HS(float, s, 4, 9, 5) MID_HS(float, s, 4, 10, 5)  \
@@ -1693,12 +1697,12 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 #define MID_C                                                                                                 \
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
-    MID_HS(cf32, c, 8, 8, 8) MID_TRI_H(cf32, c, 12, 3, 9) MID_TRI_H(cf32, c, 16, 3, 10)                      \
+    MID_HS(cf32, c, 8, 8, 8) MID_HS(cf32, c, 12, 6, 9) MID_HS(cf32, c, 8, 10, 10)                              \
     MID_TRI_H(cf32, c, 16, 3, 11) MID_TRI_H(cf32, c, 16, 3, 12)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
-    MID_HS(cf64, z, 16, 3, 6) MID_TRI_H(cf64, z, 4, 5, 5) MID_TRI_H(cf64, z, 16, 2, 7)                      \
-    MID_TRI_H(cf64, z, 12, 3, 9) MID_TRI_H(cf64, z, 16, 2, 8)
+    MID_HS(cf64, z, 16, 3, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5)                          \
+    MID_TRI_H(cf64, z, 16, 2, 8) MID_TRI_H(cf64, z, 12, 3, 9)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -6,14 +6,14 @@
 //!   the factorization:
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
 //!   [`rows_shape`]), unless a blocked configuration is forced.
-//! * `33 ≤ n ≤ 128` (f32: 192, c128: 96 but 65..=80; uniform batches), inverse from the
-//!   factors: `getri_mid_r*_w*_c*_h16` (one block per matrix, the factors in shared memory, the
+//! * `33 ≤ n ≤ 128` (f32: 192, c64: 160, c128: 112 but 65..=80; uniform batches), inverse
+//!   from the factors: `getri_mid_r*_w*_c*_h16` (one block per matrix, the factors in shared memory, the
 //!   inverse's columns in the registers of half-warp groups; see [`half_shape`]; f64 97..=104
 //!   and f32 129..=192 whole-warp groups, `getri_mid_r*_w*_c*`, [`mid_shape`]), unless a
 //!   blocked configuration is forced or the factors do not fit the GPU's shared memory per
 //!   block (then the blocked kernels).
-//! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64, `129 ≤ n ≤ 192` for c64, `65 ≤ n ≤ 80`
-//!   and `97 ≤ n ≤ 144` for c128 (uniform batches), inverse from the factors:
+//! * `193 ≤ n ≤ 256` for f32, `180 ≤ n ≤ 192` for f64, `161 ≤ n ≤ 192` for c64, `65 ≤ n ≤ 80`
+//!   and `113 ≤ n ≤ 144` for c128 (uniform batches), inverse from the factors:
 //!   `getri_tri_r*_w16_c*` (real types, whole-warp groups; see [`tri_shape`]) and
 //!   `getri_tri_r*_w*_c*_h16` (complex types, half-warp groups; see [`tri_half_shape`]): two
 //!   blocks per matrix, one packed triangle of the factors in shared memory at a time, with the
@@ -277,12 +277,13 @@ fn chunk_grid(op: &'static str, batch: usize, cols: usize, nb: usize) -> Result<
 }
 
 /// Largest order of the mid-size inverse kernels `getri_mid_*` (uniform batches of order above
-/// [`SMALL_MAX`]) for `T`: 128; f32 192 (144 KB of factors, one block per multiprocessor);
-/// c128 96 (144 KB), its factors above 119 would not fit in shared memory.
+/// [`SMALL_MAX`]) for `T`: 128; f32 192 (144 KB of factors, one block per multiprocessor); c64
+/// 160 (200 KB); c128 112 (196 KB), its factors above 119 would not fit in shared memory.
 pub(crate) fn mid_max<T: Scalar>() -> usize {
     match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
         (false, 4) => 192,
-        (true, 16) => 96,
+        (true, 8) => 160,
+        (true, 16) => 112,
         _ => 128,
     }
 }
@@ -308,8 +309,9 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
 /// to [`mid_max`] but f64 97..=104 and f32 129..=192, with the warp counts measured fastest
 /// (Batched LU Versions 10, 15 and 16 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
 /// eight up to 128; f64 two up to 40, four up to 64, eight up to 96, sixteen at 105..=128; c64
-/// four up to 80, eight up to 128; c128 four up to 56, eight up to 64, sixteen at 81..=96 (at
-/// 65..=80 the triangle form, [`tri_half_shape`], is faster); `cpg = ⌈n / (2·nw)⌉`.
+/// four up to 80, eight up to 128, twelve at 129..=144, eight at 145..=160; c128 four up to 56,
+/// eight up to 64, sixteen at 81..=96, eight at 97..=112 (at 65..=80 the triangle form,
+/// [`tri_half_shape`], is faster); `cpg = ⌈n / (2·nw)⌉`.
 pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     let nw = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
         (_, _, ..=SMALL_MAX) => return None,
@@ -321,9 +323,12 @@ pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
         (false, 8, 105..=128) => 16,
         (true, 8, ..=80) => 4,
         (true, 8, ..=128) => 8,
+        (true, 8, 129..=144) => 12,
+        (true, 8, 145..=160) => 8,
         (true, 16, ..=56) => 4,
         (true, 16, ..=64) => 8,
         (true, 16, 81..=96) => 16,
+        (true, 16, 97..=112) => 8,
         _ => return None,
     };
     Some((n.div_ceil(16), nw, n.div_ceil(2 * nw)))
@@ -353,18 +358,17 @@ pub(crate) const TRI_SPLIT: usize = 2;
 /// split over [`TRI_SPLIT`] blocks per matrix, each of `2·nw` groups of `cpg` columns; the shared
 /// memory holds one strict triangle of the factors at a time (at most 144 KB for c64 at 192,
 /// 161 KB for c128 at 144). The complex types, at the orders where it was measured faster
-/// (Batched LU Version 17 in `docs/perf-notes.md`): c64 129..=192 (the blocked kernel's time
-/// × 0.75–0.85), c128 97..=144 (× 0.61–0.74) and 65..=80 (the whole-factor kernel's time ×
-/// 0.87–0.88: a third of a multiprocessor's shared memory per block instead of two thirds).
-/// c64 up to 144 and c128 129..=144 take twelve warps of three columns per group, c64 above
-/// sixteen; c128 97..=128 sixteen warps of two, 65..=80 four of five. Larger orders would spill
-/// at sixteen warps (c128 from 145) or not fit (c64 from 238).
+/// (Batched LU Version 17 in `docs/perf-notes.md`): above [`mid_max`], c64 161..=192 (the
+/// blocked kernel's time × 0.75–0.80) and c128 113..=144 (× 0.61–0.68), and c128 65..=80 (the
+/// whole-factor kernel's time × 0.87–0.88: a third of a multiprocessor's shared memory per
+/// block instead of two thirds). c64 and c128 113..=128 take sixteen warps (three and two
+/// columns per group), c128 129..=144 twelve of three, 65..=80 four of five. Larger orders
+/// would spill (c128 from 145) or not fit (c64 from 238).
 pub(crate) fn tri_half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     let (nw, cpg) = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
-        (true, 8, 129..=144) => (12, 3),
-        (true, 8, 145..=192) => (16, 3),
+        (true, 8, 161..=192) => (16, 3),
         (true, 16, 65..=80) => (4, 5),
-        (true, 16, 97..=128) => (16, 2),
+        (true, 16, 113..=128) => (16, 2),
         (true, 16, 129..=144) => (12, 3),
         _ => return None,
     };
@@ -838,7 +842,11 @@ mod tests {
         assert_eq!(half_shape::<Complex64>(65), None);
         assert_eq!(half_shape::<Complex64>(81), Some((6, 16, 3)));
         assert_eq!(half_shape::<Complex64>(96), Some((6, 16, 3)));
-        assert_eq!(half_shape::<Complex64>(97), None);
+        assert_eq!(half_shape::<Complex64>(97), Some((7, 8, 7)));
+        assert_eq!(half_shape::<Complex64>(113), None);
+        assert_eq!(half_shape::<Complex32>(129), Some((9, 12, 6)));
+        assert_eq!(half_shape::<Complex32>(160), Some((10, 8, 10)));
+        assert_eq!(half_shape::<Complex32>(161), None);
     }
 
     #[test]
@@ -858,15 +866,16 @@ mod tests {
         tri_half_kernels_exist::<Complex32>();
         tri_half_kernels_exist::<Complex64>();
         assert_eq!(tri_half_shape::<f64>(190), None);
-        assert_eq!(tri_half_shape::<Complex32>(128), None);
-        assert_eq!(tri_half_shape::<Complex32>(129), Some((9, 12, 3)));
+        assert_eq!(tri_half_shape::<Complex32>(160), None);
+        assert_eq!(tri_half_shape::<Complex32>(161), Some((11, 16, 3)));
         assert_eq!(tri_half_shape::<Complex32>(192), Some((12, 16, 3)));
         assert_eq!(tri_half_shape::<Complex32>(193), None);
         assert_eq!(tri_half_shape::<Complex64>(64), None);
         assert_eq!(tri_half_shape::<Complex64>(65), Some((5, 4, 5)));
         assert_eq!(tri_half_shape::<Complex64>(80), Some((5, 4, 5)));
         assert_eq!(tri_half_shape::<Complex64>(81), None);
-        assert_eq!(tri_half_shape::<Complex64>(97), Some((7, 16, 2)));
+        assert_eq!(tri_half_shape::<Complex64>(112), None);
+        assert_eq!(tri_half_shape::<Complex64>(113), Some((8, 16, 2)));
         assert_eq!(tri_half_shape::<Complex64>(144), Some((9, 12, 3)));
         assert_eq!(tri_half_shape::<Complex64>(145), None);
     }

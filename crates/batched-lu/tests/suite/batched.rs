@@ -368,9 +368,9 @@ fn row_factorization<T: Scalar>(dev: &Device) {
     }
 }
 
-/// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c128 up to 96: the factors in shared
-/// memory, two to eight rows per lane; f32 193..256, f64 180..192, c64 129..192, c128 65..80
-/// and 97..144: one packed triangle of the factors at a time, two blocks per matrix) at every
+/// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c64 160, c128 112: the factors in shared
+/// memory, two to ten rows per lane; f32 193..256, f64 180..192, c64 161..192, c128 65..80
+/// and 113..144: one packed triangle of the factors at a time, two blocks per matrix) at every
 /// order to 128, then a sample with the edges of each kernel, against the host reference:
 /// well-conditioned matrices and matrices needing an interchange at every step give small
 /// residuals; a singular one (`info` = n) and one
@@ -379,7 +379,7 @@ fn row_factorization<T: Scalar>(dev: &Device) {
 fn mid_inverse<T: Scalar>(dev: &Device) {
     let orders: Vec<usize> = if gpu_blas::testing::under_sanitizer() {
         vec![
-            33, 40, 41, 57, 64, 65, 80, 96, 97, 128, 129, 144, 190, 193, 256,
+            33, 40, 41, 57, 64, 65, 80, 96, 97, 128, 129, 144, 160, 190, 193, 256,
         ]
     } else {
         (33..=128)
