@@ -1667,7 +1667,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // ⌈n / (2·NW)⌉ columns per group: f32 two warps up to 40, four up to 96, eight up to 128; f64 two warps
 // up to 40, four up to 64, eight up to 96, sixteen at 105..128; c64 four warps up to 80, eight up
 // to 128, twelve at 129..144 and eight at 145..160 (six and ten columns per group: 167 and 255
-// registers, one block per multiprocessor); c128 four up to 56, eight up to 64, sixteen at 81..96
+// registers, one block per multiprocessor); c128 four up to 56, eight up to 64, twelve at 81..96
 // and eight at 97..112 (one block per multiprocessor; its factors above 119 would not fit in
 // shared memory). The nine-column f64 kernel (33..36) keeps the
 // dense forward substitution (92 registers against 104: one more block per multiprocessor). Whole
@@ -1701,7 +1701,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_TRI_H(cf32, c, 16, 3, 11) MID_TRI_H(cf32, c, 16, 3, 12)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
-    MID_HS(cf64, z, 16, 3, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5)                          \
+    MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5)                          \
     MID_TRI_H(cf64, z, 16, 2, 8) MID_TRI_H(cf64, z, 12, 3, 9)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in

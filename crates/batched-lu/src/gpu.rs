@@ -310,7 +310,7 @@ pub(crate) fn mid_shape<T: Scalar>(n: usize) -> (usize, usize, usize) {
 /// (Batched LU Versions 10, 15 and 16 in `docs/perf-notes.md`): f32 two up to 40, four up to 96,
 /// eight up to 128; f64 two up to 40, four up to 64, eight up to 96, sixteen at 105..=128; c64
 /// four up to 80, eight up to 128, twelve at 129..=144, eight at 145..=160; c128 four up to 56,
-/// eight up to 64, sixteen at 81..=96, eight at 97..=112 (at 65..=80 the triangle form,
+/// eight up to 64, twelve at 81..=96, eight at 97..=112 (at 65..=80 the triangle form,
 /// [`tri_half_shape`], is faster); `cpg = ⌈n / (2·nw)⌉`.
 pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     let nw = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
@@ -327,7 +327,7 @@ pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
         (true, 8, 145..=160) => 8,
         (true, 16, ..=56) => 4,
         (true, 16, ..=64) => 8,
-        (true, 16, 81..=96) => 16,
+        (true, 16, 81..=96) => 12,
         (true, 16, 97..=112) => 8,
         _ => return None,
     };
@@ -840,8 +840,8 @@ mod tests {
         assert_eq!(half_shape::<Complex64>(56), Some((4, 4, 7)));
         assert_eq!(half_shape::<Complex64>(64), Some((4, 8, 4)));
         assert_eq!(half_shape::<Complex64>(65), None);
-        assert_eq!(half_shape::<Complex64>(81), Some((6, 16, 3)));
-        assert_eq!(half_shape::<Complex64>(96), Some((6, 16, 3)));
+        assert_eq!(half_shape::<Complex64>(81), Some((6, 12, 4)));
+        assert_eq!(half_shape::<Complex64>(96), Some((6, 12, 4)));
         assert_eq!(half_shape::<Complex64>(97), Some((7, 8, 7)));
         assert_eq!(half_shape::<Complex64>(113), None);
         assert_eq!(half_shape::<Complex32>(129), Some((9, 12, 6)));
