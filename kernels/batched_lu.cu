@@ -510,7 +510,7 @@ constexpr int TRI_SPLIT = 2;
 // (R + 1)/R times the rows they update against (R' + 1)/R' with R' = R / 2 slots of 32 (at
 // n = 64 a sixth fewer FMAs), and at 33..48 and 65..80 there are fewer slots (48 and 80
 // instead of 64 and 96). 15–30 % faster than whole warps at 49..128 (docs/perf-notes.md).
-template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true>
+template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true, bool FOLD = false>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
@@ -603,13 +603,24 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         }
     };
     // x(slot g's row) -= F(row, s) · row s, for the slots whose flag is set (the loops are
-    // unrolled, so the flags that are false for a whole slot fold away); F(i, s) is
-    // F[cb + i] (cb: the column's base, s·n, or that of its packed triangle).
+    // unrolled, so the flags that are false or true for a whole slot fold away); F(i, s) is
+    // F[cb + i] (cb: the column's base, s·n, or that of its packed triangle). FOLD: f[g] is
+    // read and used under the same flag, with no zero default and no separate negation (msub),
+    // and the flags of the slots other than the step's are constants: 1–15 % faster, except in
+    // the whole-warp kernels with the whole factors (f64 97..104, f32 129..192: 3–5 % slower)
+    // and three kernels where ptxas then spills (2–8 % slower), which keep the first form
+    // (docs/perf-notes.md, Batched LU Version 17).
     auto update = [&](int cb, const bool(&act)[R], auto tu) {
         constexpr int TU = decltype(tu)::value;
         T f[R];
 #pragma unroll
-        for (int g = 0; g < R; ++g) f[g] = act[g] ? neg(F[cb + hl + HW * g]) : zero<T>();
+        for (int g = 0; g < R; ++g) {
+            if constexpr (FOLD) {
+                if (act[g]) f[g] = F[cb + hl + HW * g];
+            } else {
+                f[g] = act[g] ? neg(F[cb + hl + HW * g]) : zero<T>();
+            }
+        }
 #pragma unroll
         for (int u = 0; u < (TU + E - 1) / E; ++u) {
             const PK v = Xb[u];
@@ -619,19 +630,26 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
                 if (t >= TU) continue;
 #pragma unroll
                 for (int g = 0; g < R; ++g)
-                    if (act[g]) x[g][t] = madd(f[g], v.v[e], x[g][t]);
+                    if (act[g])
+                        x[g][t] = FOLD ? msub(f[g], v.v[e], x[g][t]) : madd(f[g], v.v[e], x[g][t]);
             }
         }
     };
     // Forward substitution with L (unit lower): row s (slot h) is final when step s begins;
-    // the rows below it are updated: the slots after h whole, slot h below s. Steps s_lo..s_hi
-    // take the low part only.
+    // the rows below it are updated: the slots after h whole (their rows are past s, and those
+    // before the last slot below n: the shapes have HW·(R − 1) < n), slot h below s. Steps
+    // s_lo..s_hi take the low part only.
     auto forward = [&](int h, int s, auto tu) {
         if (hl == s - h * HW) publish(x[h], tu);
         __syncwarp();
         bool act[R];
 #pragma unroll
-        for (int g = 0; g < R; ++g) act[g] = g >= h && hl + HW * g > s && hl + HW * g < n;
+        for (int g = 0; g < R; ++g) {
+            const bool row = g < R - 1 || hl + HW * g < n;
+            act[g] = !FOLD ? g >= h && hl + HW * g > s && hl + HW * g < n
+                     : g > h ? row
+                             : g == h && hl + HW * g > s && row;
+        }
         update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act, tu);
         __syncwarp();
     };
@@ -650,7 +668,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         __syncthreads();
     }
     // Backward substitution with U: the lane holding row s scales it by 1 / U(s, s) first;
-    // the rows above it are updated: the slots before h whole, slot h above s.
+    // the rows above it are updated: the slots before h whole (their rows are below h·HW <= s),
+    // slot h above s.
 #pragma unroll
     for (int h = R - 1; h >= 0; --h) {
 #pragma unroll 1
@@ -664,7 +683,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             __syncwarp();
             bool act[R];
 #pragma unroll
-            for (int g = 0; g < R; ++g) act[g] = g <= h && hl + HW * g < s;
+            for (int g = 0; g < R; ++g)
+                act[g] = FOLD ? g < h || (g == h && hl + HW * g < s) : g <= h && hl + HW * g < s;
             update(TRI ? s * (s - 1) / 2 : s * n, act, std::integral_constant<int, CPW>());
             __syncwarp();
         }
@@ -1639,27 +1659,30 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
                                                       reinterpret_cast<T*>(dyn_smem));                            \
     }
 
-// The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW> on one block (per
-// column part, for TRI) per matrix.
-#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP)                                                        \
+// The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD> on one block
+// (per column part, for TRI) per matrix.
+#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD)                                                  \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
              i64 inv_stride) {                                                                                \
         if ((TRI ? blockIdx.x / TRI_SPLIT : blockIdx.x) >= (unsigned)batch) return;                         \
-        getri_mid<T, NW, CPW, R, TRI, HW, SKIP>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);       \
+        getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem); \
     }
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
-#define MID_R(T, P, NW, CPW, R) MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32, true)
+#define MID_R(T, P, NW, CPW, R) \
+    MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32, true, false)
 // The same with one packed triangle of the factors in shared memory at a time and the columns
-// split over TRI_SPLIT consecutive blocks (whole warps, and half-warp groups).
-#define MID_TRI(T, P, NW, CPW, R) MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true)
-#define MID_TRI_H(T, P, NW, CPW, R) \
-    MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, true, 16, true)
+// split over TRI_SPLIT consecutive blocks (whole warps, and half-warp groups). FOLD: the update's
+// folded form (see getri_mid).
+#define MID_TRI(T, P, NW, CPW, R) \
+    MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true, true)
+#define MID_TRI_H(T, P, NW, CPW, R, FOLD) \
+    MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, true, 16, true, FOLD)
 // Half-warp groups of CPW columns, R rows per lane (orders up to 16·R). SKIP: whether each
 // column's forward substitution starts at its own step (see getri_mid).
-#define MID_H(T, P, NW, CPW, R, SKIP) \
-    MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, false, 16, SKIP)
-#define MID_HS(T, P, NW, CPW, R) MID_H(T, P, NW, CPW, R, true)
+#define MID_H(T, P, NW, CPW, R, SKIP, FOLD) \
+    MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, false, 16, SKIP, FOLD)
+#define MID_HS(T, P, NW, CPW, R) MID_H(T, P, NW, CPW, R, true, true)
 
 // The shapes `half_shape` and `mid_shape` in gpu.rs pick (from the measurements in
 // docs/perf-notes.md, Batched LU Versions 10, 15 and 16): half-warp groups of R = ⌈n / 16⌉ rows per
@@ -1670,7 +1693,9 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // registers, one block per multiprocessor); c128 four up to 56, eight up to 64, twelve at 81..96
 // and eight at 97..112 (one block per multiprocessor; its factors above 119 would not fit in
 // shared memory). The nine-column f64 kernel (33..36) keeps the
-// dense forward substitution (92 registers against 104: one more block per multiprocessor). Whole
+// dense forward substitution (92 registers against 104: one more block per multiprocessor). The
+// f64 kernel of 41..48 and the c128 triangle kernels of 113..144 keep the update's first form
+// (FOLD = false: the folded one spills there and was 2–8 % slower), as do the whole-warp ones. Whole
 // warps (HW = 32) serve f64 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor
 // fit, which the half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of
 // five and six rows per lane: the factors alone then take most of a multiprocessor's shared memory,
@@ -1690,7 +1715,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_HS(float, s, 4, 11, 6) MID_HS(float, s, 4, 12, 6) MID_HS(float, s, 8, 7, 7) MID_HS(float, s, 8, 8, 8) \
     MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI(float, s, 16, 7, 7) MID_TRI(float, s, 16, 8, 8)
 #define MID_D                                                                                                 \
-    MID_H(double, d, 2, 9, 3, false) MID_HS(double, d, 2, 10, 3) MID_HS(double, d, 4, 6, 3)                   \
+    MID_H(double, d, 2, 9, 3, false, true) MID_HS(double, d, 2, 10, 3) MID_H(double, d, 4, 6, 3, true, false)  \
     MID_HS(double, d, 4, 7, 4) MID_HS(double, d, 4, 8, 4) MID_HS(double, d, 8, 5, 5) MID_HS(double, d, 8, 6, 6) \
     MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_HS(double, d, 16, 4, 7) MID_HS(double, d, 16, 4, 8) \
     MID_TRI(double, d, 16, 6, 6)
@@ -1698,11 +1723,11 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
     MID_HS(cf32, c, 8, 8, 8) MID_HS(cf32, c, 12, 6, 9) MID_HS(cf32, c, 8, 10, 10)                              \
-    MID_TRI_H(cf32, c, 16, 3, 11) MID_TRI_H(cf32, c, 16, 3, 12)
+    MID_TRI_H(cf32, c, 16, 3, 11, true) MID_TRI_H(cf32, c, 16, 3, 12, true)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
-    MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5)                          \
-    MID_TRI_H(cf64, z, 16, 2, 8) MID_TRI_H(cf64, z, 12, 3, 9)
+    MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5, true)                    \
+    MID_TRI_H(cf64, z, 16, 2, 8, false) MID_TRI_H(cf64, z, 12, 3, 9, false)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

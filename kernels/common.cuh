@@ -44,6 +44,16 @@ __device__ __forceinline__ cf64 madd(cf64 a, cf64 b, cf64 c) {
     return {fma(a.re, b.re, fma(-a.im, b.im, c.re)), fma(a.re, b.im, fma(a.im, b.re, c.im))};
 }
 
+// c - a * b, rounded as madd(neg(a), b, c) (the negations fold into the FMAs)
+__device__ __forceinline__ float msub(float a, float b, float c) { return fmaf(-a, b, c); }
+__device__ __forceinline__ double msub(double a, double b, double c) { return fma(-a, b, c); }
+__device__ __forceinline__ cf32 msub(cf32 a, cf32 b, cf32 c) {
+    return {fmaf(-a.re, b.re, fmaf(a.im, b.im, c.re)), fmaf(-a.re, b.im, fmaf(-a.im, b.re, c.im))};
+}
+__device__ __forceinline__ cf64 msub(cf64 a, cf64 b, cf64 c) {
+    return {fma(-a.re, b.re, fma(a.im, b.im, c.re)), fma(-a.re, b.im, fma(-a.im, b.re, c.im))};
+}
+
 __device__ __forceinline__ float conj(float a) { return a; }
 __device__ __forceinline__ double conj(double a) { return a; }
 __device__ __forceinline__ cf32 conj(cf32 a) { return {a.re, -a.im}; }
