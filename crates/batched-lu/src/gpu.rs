@@ -773,13 +773,26 @@ mod tests {
                 2 * nw * cpg >= n && 2 * nw * (cpg - 1) < n,
                 "n = {n}: {nw} × 2 × {cpg}"
             );
-            assert!(16 * r >= n && 16 * (r - 1) < n, "n = {n}: {r} rows");
-            assert_entry::<T>(&format!("getri_mid_r{r}_w{nw}_c{cpg}_h16"), n);
-            assert!(
-                mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), false) <= 227 * 1024,
-                "n = {n}"
-            );
+            assert_half_group_kernel::<T>(n, (r, nw, cpg), false);
         }
+    }
+
+    /// The half-warp-group kernel of shape `(r, nw, cpg)` (the triangle form or the whole
+    /// factors) exists, its rows cover the order `n` with one slot of sixteen at most partly
+    /// used (the kernels rely on 16·(r − 1) < n), and its shared memory fits an H100's block
+    /// limit.
+    fn assert_half_group_kernel<T: Scalar>(
+        n: usize,
+        (r, nw, cpg): (usize, usize, usize),
+        triangle: bool,
+    ) {
+        assert!(16 * r >= n && 16 * (r - 1) < n, "n = {n}: {r} rows");
+        let form = if triangle { "tri" } else { "mid" };
+        assert_entry::<T>(&format!("getri_{form}_r{r}_w{nw}_c{cpg}_h16"), n);
+        assert!(
+            mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), triangle) <= 227 * 1024,
+            "n = {n}"
+        );
     }
 
     /// Every order of the mid-size range has a kernel: the half-warp form, or the whole-warp
@@ -793,7 +806,7 @@ mod tests {
     }
 
     /// Every shape `tri_half_shape` picks is a kernel of the compiled module, its two blocks'
-    /// groups cover every column (the second part none empty) and its rows every row, its shared
+    /// groups cover every column (the second part not empty) and its rows every row, its shared
     /// memory fits an H100's block limit, and no order has both it and a half-warp shape.
     fn tri_half_kernels_exist<T: Scalar>() {
         for n in SMALL_MAX + 1..=1024 {
@@ -806,12 +819,7 @@ mod tests {
                 TRI_SPLIT * part >= n && part < n,
                 "n = {n}: {nw} × 2 × {cpg}"
             );
-            assert!(16 * r >= n && 16 * (r - 1) < n, "n = {n}: {r} rows");
-            assert_entry::<T>(&format!("getri_tri_r{r}_w{nw}_c{cpg}_h16"), n);
-            assert!(
-                mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), true) <= 227 * 1024,
-                "n = {n}"
-            );
+            assert_half_group_kernel::<T>(n, (r, nw, cpg), true);
         }
     }
 
