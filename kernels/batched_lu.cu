@@ -1705,7 +1705,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // R = ⌈n / 16⌉ rows per lane (`tri_half_shape`) for c64 161..192 (sixteen warps of three columns
 // per group) and c128 65..80 (four warps of five columns: three blocks per multiprocessor where
 // the whole factors allowed one), 113..128 (sixteen warps of two) and 129..144 (twelve of three):
-// 0.61–0.9 of the blocked kernels' time, and 0.87–0.88 of the whole-factor kernel's at c128
+// 0.61–0.9 of the blocked kernels' time, and 0.86–0.88 of the whole-factor kernel's at c128
 // 65..80 (docs/perf-notes.md, Batched LU Version 17). Below those orders (c64 129..160, c128
 // 97..112) the whole factors in one block per multiprocessor took 0.68–0.86 of the triangle
 // form's time.

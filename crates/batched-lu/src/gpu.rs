@@ -360,7 +360,7 @@ pub(crate) const TRI_SPLIT: usize = 2;
 /// 161 KB for c128 at 144). The complex types, at the orders where it was measured faster
 /// (Batched LU Version 17 in `docs/perf-notes.md`): above [`mid_max`], c64 161..=192 (the
 /// blocked kernel's time × 0.75–0.9) and c128 113..=144 (× 0.61–0.68), and c128 65..=80 (the
-/// whole-factor kernel's time × 0.87–0.88: a third of a multiprocessor's shared memory per
+/// whole-factor kernel's time × 0.86–0.88: a third of a multiprocessor's shared memory per
 /// block instead of two thirds). c64 and c128 113..=128 take sixteen warps (three and two
 /// columns per group), c128 129..=144 twelve of three, 65..=80 four of five. Larger orders
 /// would spill (c128 from 145) or not fit (c64 from 238).
