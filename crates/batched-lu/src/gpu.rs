@@ -348,6 +348,17 @@ pub(crate) fn mid_smem<T: Scalar>(
     held.div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
 }
 
+/// [`mid_smem`] of the half-warp-group kernels of shape `(r, nw, cpg)` ([`half_shape`],
+/// [`tri_half_shape`]): `2·nw` groups of `cpg` columns (a row buffer per group), and `⌈r / 2⌉`
+/// counting the kernel's `16·r` row slots in 32s.
+pub(crate) fn half_smem<T: Scalar>(
+    n: usize,
+    (r, nw, cpg): (usize, usize, usize),
+    triangle: bool,
+) -> usize {
+    mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), triangle)
+}
+
 /// Blocks per matrix of the triangle form of the inverse (`getri_tri_*`): the columns of the
 /// inverse are split in this many parts.
 pub(crate) const TRI_SPLIT: usize = 2;
@@ -578,14 +589,11 @@ pub(crate) fn getri<T: Scalar>(
                 .then(|| (name, cfg(grid, 32 * nw as u32, smem), true))
         };
         if let Some((r, nw, cpg)) = tri_half_shape::<T>(d.n) {
-            // As below, with one strict triangle of the factors in shared memory.
-            let smem = mid_smem::<T>(d.n, (r.div_ceil(2), 2 * nw, cpg), true);
+            let smem = half_smem::<T>(d.n, (r, nw, cpg), true);
             let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
             mid(format!("getri_tri_r{r}_w{nw}_c{cpg}_h16"), nw, smem, grid)
         } else if let Some((r, nw, cpg)) = half_shape::<T>(d.n) {
-            // 2·nw groups of cpg columns (the row buffers counted per group; ⌈r / 2⌉ counts
-            // the kernel's 16·r row slots in 32s).
-            let smem = mid_smem::<T>(d.n, (r.div_ceil(2), 2 * nw, cpg), false);
+            let smem = half_smem::<T>(d.n, (r, nw, cpg), false);
             mid(
                 format!("getri_mid_r{r}_w{nw}_c{cpg}_h16"),
                 nw,
@@ -790,7 +798,7 @@ mod tests {
         let form = if triangle { "tri" } else { "mid" };
         assert_entry::<T>(&format!("getri_{form}_r{r}_w{nw}_c{cpg}_h16"), n);
         assert!(
-            mid_smem::<T>(n, (r.div_ceil(2), 2 * nw, cpg), triangle) <= 227 * 1024,
+            half_smem::<T>(n, (r, nw, cpg), triangle) <= 227 * 1024,
             "n = {n}"
         );
     }
