@@ -644,12 +644,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         __syncwarp();
         bool act[R];
 #pragma unroll
-        for (int g = 0; g < R; ++g) {
-            const bool row = g < R - 1 || hl + HW * g < n;
-            act[g] = !FOLD ? g >= h && hl + HW * g > s && hl + HW * g < n
-                     : g > h ? row
-                             : g == h && hl + HW * g > s && row;
-        }
+        for (int g = 0; g < R; ++g)
+            act[g] = g >= h && ((FOLD && g > h) || hl + HW * g > s) && ((FOLD && g < R - 1) || hl + HW * g < n);
         update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act, tu);
         __syncwarp();
     };
@@ -683,8 +679,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             __syncwarp();
             bool act[R];
 #pragma unroll
-            for (int g = 0; g < R; ++g)
-                act[g] = FOLD ? g < h || (g == h && hl + HW * g < s) : g <= h && hl + HW * g < s;
+            for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
             update(TRI ? s * (s - 1) / 2 : s * n, act, std::integral_constant<int, CPW>());
             __syncwarp();
         }
