@@ -161,6 +161,16 @@ __device__ __forceinline__ void copy_tile(int rows, int cols, Get get, Put put) 
     }
 }
 
+// One element from global to shared memory by an asynchronous copy (cp.async: no register on
+// the way, so every copy of a thread can be in flight at once), complete for the issuing thread
+// at `cp_async_wait`.
+template <class T> __device__ __forceinline__ void cp_async_elem(T* dst, const T* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src),
+                 "n"((int)sizeof(T))
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
 // ---------------------------------------------------------------------------------------------
 // n <= 32: a whole matrix in the registers of W lanes, one row per lane.
 
@@ -526,43 +536,66 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     const T* A = a + (i64)k * a_stride;
     const int nn = n * n;
     const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
-    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, or one packed
-    // triangle for TRI, rounded up to 16 bytes), the reciprocals of U's diagonal (NMAX), the column
-    // of the inverse each column of L⁻¹ becomes (NMAX ints), the pivots (NMAX ints), and per group
-    // a row buffer of UP packs.
-    T* F = reinterpret_cast<T*>(smem);
-    T* Dr = F + (nf + E - 1) / E * E;
+    // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, 16 bytes more
+    // in front, or one packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's
+    // diagonal (NMAX), the column of the inverse each column of L⁻¹ becomes (NMAX ints), the
+    // pivots (NMAX ints), per group a row buffer of UP packs, and (not TRI) an mbarrier.
+    // The whole factors (not TRI) start at A's offset within 16 bytes, 16 bytes reserved in
+    // front (see the bulk copy below).
+    const unsigned mis = TRI ? 0u : (unsigned)(reinterpret_cast<unsigned long long>(A) & 15);
+    T* F = reinterpret_cast<T*>(smem + mis);
+    T* Dr = reinterpret_cast<T*>(smem + (TRI ? 0 : 16)) + (nf + E - 1) / E * E;
     int* at = reinterpret_cast<int*>(Dr + NMAX);
     int* pv = at + NMAX;
     PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + grp * UP;
     // Column c of a triangle, rows lo <= i < hi, to F[base + i]: warp w takes columns w, w + NW,
-    // ..., each lane up to four loads in flight before its stores.
+    // ..., each element by an asynchronous copy (complete for the thread at `cp_async_wait`).
     auto stage_triangle = [&](bool lower) {
         for (int c = w; c < n; c += NW) {
             const int lo = lower ? c + 1 : 0, hi = lower ? n : c;
             const int base = lower ? c * (2 * n - c - 1) / 2 - c - 1 : c * (c - 1) / 2;
-            for (int i = lo + lane; i < hi; i += 4 * 32) {
-                T v[4];
-#pragma unroll
-                for (int u = 0; u < 4; ++u) v[u] = i + 32 * u < hi ? A[i + 32 * u + (i64)c * n] : zero<T>();
-#pragma unroll
-                for (int u = 0; u < 4; ++u)
-                    if (i + 32 * u < hi) F[base + i + 32 * u] = v[u];
-            }
+            for (int i = lo + lane; i < hi; i += 32) cp_async_elem(F + base + i, A + i + (i64)c * n);
         }
     };
-    if constexpr (TRI)
+    // The factors' loads run while the block sets up the pivots, and were exposed before (a
+    // thread's four loads in flight, then its stores; one block per multiprocessor at most of
+    // these orders): the triangle by asynchronous copies, the whole factors on sm_90 by one
+    // bulk copy of the copy engine (cp.async.bulk) for their 16-byte aligned middle, counted on
+    // an mbarrier after the row buffers, the head and tail (under 16 bytes each) loaded as
+    // usual. 0.83–0.95 of the time (docs/perf-notes.md, Batched LU Version 18).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr bool bulk = !TRI;
+#else
+    constexpr bool bulk = false;
+#endif
+    const unsigned mbar = (unsigned)__cvta_generic_to_shared(reinterpret_cast<PK*>(pv + NMAX) + NG * UP);
+    if constexpr (TRI) {
         stage_triangle(true);
-    else
-        copy_tile<4, T>(
-            n, n, [&](int i, int c) { return A[i + c * n]; }, [&](int i, int c, T v) { F[i + c * n] = v; });
+    } else if constexpr (!bulk) {
+        for (int i = threadIdx.x; i < nn; i += blockDim.x) cp_async_elem(F + i, A + i);
+    } else {
+        const int head = (int)((16 - mis) & 15) / (int)sizeof(T);
+        const unsigned bytes16 = (unsigned)((nn - head) * (int)sizeof(T)) & ~15u;
+        const int tail = head + (int)(bytes16 / sizeof(T));
+        if (threadIdx.x == 0) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mbar) : "memory");
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar), "r"(bytes16) : "memory");
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                             (unsigned)__cvta_generic_to_shared(F + head)),
+                         "l"(A + head), "r"(bytes16), "r"(mbar)
+                         : "memory");
+        }
+        if ((int)threadIdx.x < head) F[threadIdx.x] = A[threadIdx.x];
+        for (int i = tail + threadIdx.x; i < nn; i += blockDim.x) F[i] = A[i];
+    }
     for (int j = threadIdx.x; j < n; j += blockDim.x) pv[j] = ipiv[(i64)k * n + j] - 1;
     __syncthreads();
     // The singular test (info, or an exactly-zero U(j, j)) and, for row j followed through the
     // interchanges to pj, at[pj] = j: column pj of L⁻¹ (U⁻¹ L⁻¹ P = A⁻¹) is column j of A⁻¹.
     int bad = 0;
     for (int j = threadIdx.x; j < n; j += blockDim.x) {
-        const T d = TRI ? A[j + (i64)j * n] : F[j + j * n];
+        const T d = A[j + (i64)j * n];
         bad |= is_zero_v(d);
         Dr[j] = div_s(one_t<T>(), d);
         int pj = j;
@@ -573,7 +606,19 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         bad |= pv[j] < 0 || pv[j] >= n;
     }
     if (threadIdx.x == 0) bad |= info[k] != 0;
+    if constexpr (!bulk) cp_async_wait();
     bad = __syncthreads_or(bad);
+    if constexpr (bulk) {
+        unsigned done;
+        do {
+            asm volatile(
+                "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+                "selp.u32 %0, 1, 0, p;\n\t}"
+                : "=r"(done)
+                : "r"(mbar)
+                : "memory");
+        } while (!done);
+    }
     // The group's columns of L⁻¹ (e_c, solved for in place, then by U): its warp's low part,
     // TA columns from c0 + w·TA·GPW, and high part, TB columns counted down from the block's
     // last, the group (q) taking every GPW-th of each. Column c of the solution is column
@@ -661,6 +706,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     if constexpr (TRI) {
         __syncthreads();
         stage_triangle(false);
+        cp_async_wait();
         __syncthreads();
     }
     // Backward substitution with U: the lane holding row s scales it by 1 / U(s, s) first;
@@ -914,6 +960,8 @@ template <class T, int OP> struct FacAcc {
         if (OP == 0) return a[i + (i64)k * ld];
         return opc<OP>(a[k + (i64)i * ld]);
     }
+    // The address of element (i, k) (OP = 0 only: the others conjugate or transpose).
+    __device__ __forceinline__ const T* ptr(int i, int k) const { return a + i + (i64)k * ld; }
 };
 
 // d += a·b on the FP64 tensor cores (m8n8k4): a is 8 × 4 (lane: row lane / 4, column lane % 4),
@@ -1113,15 +1161,38 @@ __device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w,
 // needed by the diagonal solves, so they wait for the end instead of being loaded, updated by
 // NB columns, stored back and waited for once per diagonal block).
 // PAIRS: `diag_solve`'s two-column form.
-template <class T, int NB, int CPT, bool UNIT, bool TC, bool LATE, bool PAIRS = false, class Acc>
+// `load_diag` by asynchronous copies (the accessor's OP = 0), complete at `cp_async_wait`.
+template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag_async(T* D, int kb, int kk, Acc acc) {
+    for (int e = threadIdx.x; e < kk * kk; e += blockDim.x) {
+        const int r = e % kk, s = e / kk;
+        cp_async_elem(D + r + s * NB, acc.ptr(kb + r, kb + s));
+    }
+}
+
+// Forward substitution on the panel with the lower triangle of M (unit diagonal if UNIT), M's
+// block columns kstart..kend; rows up to n (LATE: the rows past kend in one pass at the end).
+// ASYNC (M read as it is stored): each diagonal block is copied asynchronously while the
+// previous block's update runs (D is free once its solve is done), instead of loaded between
+// two barriers.
+template <class T, int NB, int CPT, bool UNIT, bool TC, bool LATE, bool PAIRS = false, bool ASYNC = false,
+          class Acc>
 __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, Acc acc, T* D) {
     const int rend = LATE ? kend : n;
+    if constexpr (ASYNC) {
+        if (kstart < kend) load_diag_async<T, NB>(D, kstart, min(NB, kend - kstart), acc);
+    }
     for (int kb = kstart; kb < kend; kb += NB) {
         const int kk = min(NB, kend - kb);
-        load_diag<T, NB>(D, kb, kk, acc);
+        if constexpr (ASYNC)
+            cp_async_wait();
+        else
+            load_diag<T, NB>(D, kb, kk, acc);
         __syncthreads();
         diag_solve<T, NB, true, UNIT, PAIRS>(P, ldp, kb, kk, w, D);
         __syncthreads();
+        if constexpr (ASYNC) {
+            if (kb + NB < kend) load_diag_async<T, NB>(D, kb + NB, min(NB, kend - kb - NB), acc);
+        }
         if (kb + kk < rend) {
             panel_gemm<T, NB, CPT, TC>(P, ldp, kb + kk, rend, kb, kk, acc);
             __syncthreads();
@@ -1134,15 +1205,23 @@ __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, A
 }
 
 // Backward substitution on the panel with the upper triangle of M (unit diagonal if UNIT).
-template <class T, int NB, int CPT, bool UNIT, bool TC, class Acc>
+// ASYNC: as in `lower_solve`.
+template <class T, int NB, int CPT, bool UNIT, bool TC, bool ASYNC = false, class Acc>
 __device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
     const int nblk = (n + NB - 1) / NB;
+    if constexpr (ASYNC) load_diag_async<T, NB>(D, (nblk - 1) * NB, n - (nblk - 1) * NB, acc);
     for (int b = nblk - 1; b >= 0; --b) {
         const int kb = b * NB, kk = min(NB, n - kb);
-        load_diag<T, NB>(D, kb, kk, acc);
+        if constexpr (ASYNC)
+            cp_async_wait();
+        else
+            load_diag<T, NB>(D, kb, kk, acc);
         __syncthreads();
         diag_solve<T, NB, false, UNIT>(P, ldp, kb, kk, w, D);
         __syncthreads();
+        if constexpr (ASYNC) {
+            if (b > 0) load_diag_async<T, NB>(D, kb - NB, NB, acc);
+        }
         panel_gemm<T, NB, CPT, TC>(P, ldp, 0, kb, kb, kk, acc);
         __syncthreads();
     }
@@ -1175,6 +1254,14 @@ template <class T> __host__ __device__ constexpr bool list_swaps() { return !std
 // panel, the other warps read the matrix; 2–5.5 % of the kernel's time) or finds the marks of
 // `nonfinite_info_scan` (the other types, whose kernels lost 15–40 % to the check inside).
 template <class T> __host__ __device__ constexpr bool validate_inside() { return std::is_same<T, double>::value; }
+// Whether `getrf_blocked` copies L's diagonal blocks asynchronously during the previous block's
+// update (`lower_solve`'s ASYNC): 4–8 % faster for f32, c64 and c128 at 100..190, 2 % slower
+// for f64 at 190 (docs/perf-notes.md, Batched LU Version 18).
+template <class T> __host__ __device__ constexpr bool async_diag() { return !std::is_same<T, double>::value; }
+// The same for `solve_blocked`'s substitutions (N solves and the inverse): f64 and c64, whose
+// solves and inverse it sped up by 3–9 %; f32's solves took 13–20 % longer with it, c128's
+// 0–4 % (harness, docs/perf-notes.md, Batched LU Version 18).
+template <class T> __host__ __device__ constexpr bool async_solve_diag() { return sizeof(T) == 8; }
 
 // Shared memory of the blocked kernels: panel (ld x NB: np = n rounded up to a multiple of NB
 // rows, ld = blocked_ld(np) its leading dimension, padding zero), diagonal block (NB x NB), the
@@ -1475,14 +1562,21 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
     for (; j0 < n; j0 += NB) {
         const int w = min(NB, n - j0);
         const bool last = j0 + NB >= n;
-        copy_tile<4, T>(
-            ldp, NB, [&](int i, int c) { return (i < n && c < w) ? a[sm.perm[i] + (i64)(j0 + c) * n] : zero<T>(); },
-            [&](int i, int c, T v) { P[i + c * ldp] = v; });
+        // The panel's gather through the permutation, by asynchronous copies (the padding
+        // stored as zeros).
+        for (int c = 0; c < NB; ++c)
+            for (int i = threadIdx.x; i < ldp; i += blockDim.x) {
+                if (i < n && c < w)
+                    cp_async_elem(P + i + c * ldp, a + sm.perm[i] + (i64)(j0 + c) * n);
+                else
+                    P[i + c * ldp] = zero<T>();
+            }
+        cp_async_wait();
         __syncthreads();
         // The columns left of the panel hold L with every interchange so far applied (in
         // LAPACK order), so the update reads them straight, coalesced.
-        lower_solve<T, NB, CPT, true, true, late_rows<T>(), diag_pairs<T>()>(P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n},
-                                                                            sm.D);
+        lower_solve<T, NB, CPT, true, true, late_rows<T>(), diag_pairs<T>(), async_diag<T>()>(
+            P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
         // Factor the panel's rows j0..n (right-looking inside the panel). Real types: warp 0
         // alone, the argmax a warp reduction and the steps ordered by the warp's own
         // synchronisation, so one block barrier for the panel instead of two per column (the
@@ -1599,8 +1693,10 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
     if (MODE == 0 || MODE == 3) {
         // Inverse: column c0 + c of L⁻¹ is zero above row c0 + c, so the forward solve of the
         // chunk starts at block row c0 (4n³/3 flops for the inverse instead of 2n³).
-        lower_solve<T, NB, CPT, true, MODE != 3, false>(P, ldp, n, w, MODE == 3 ? c0 : 0, n, FacAcc<T, 0>{a, n}, sm.D);
-        upper_solve<T, NB, CPT, false, MODE != 3>(P, ldp, n, w, FacAcc<T, 0>{a, n}, sm.D);
+        constexpr bool AS = async_solve_diag<T>();
+        lower_solve<T, NB, CPT, true, MODE != 3, false, false, AS>(P, ldp, n, w, MODE == 3 ? c0 : 0, n,
+                                                                   FacAcc<T, 0>{a, n}, sm.D);
+        upper_solve<T, NB, CPT, false, MODE != 3, AS>(P, ldp, n, w, FacAcc<T, 0>{a, n}, sm.D);
     } else {
         constexpr int OP = MODE == 2 ? 2 : 1;
         lower_solve<T, NB, CPT, false, true, false>(P, ldp, n, w, 0, n, FacAcc<T, OP>{a, n}, sm.D);

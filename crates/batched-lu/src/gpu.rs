@@ -336,7 +336,9 @@ pub(crate) fn half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
 
 /// Dynamic shared memory of `getri_mid` (the layout at the top of the kernel): the factors
 /// (all `n²`, or for the triangle form `n(n − 1)/2`) rounded up to 16 bytes, `32·r`
-/// reciprocals and twice as many ints, and a row buffer per warp.
+/// reciprocals and twice as many ints, and a row buffer per warp; with the whole factors, 16
+/// bytes in front of them (they start at the input's offset within 16 bytes, for the bulk
+/// copy) and 16 for the copy's mbarrier.
 pub(crate) fn mid_smem<T: Scalar>(
     n: usize,
     (r, nw, cpw): (usize, usize, usize),
@@ -345,7 +347,8 @@ pub(crate) fn mid_smem<T: Scalar>(
     let sz = std::mem::size_of::<T>();
     let e = 16 / sz;
     let held = if triangle { n * (n - 1) / 2 } else { n * n };
-    held.div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
+    let bulk = if triangle { 0 } else { 32 };
+    held.div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16 + bulk
 }
 
 /// [`mid_smem`] of the half-warp-group kernels of shape `(r, nw, cpg)` ([`half_shape`],
