@@ -1785,7 +1785,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // and eight at 97..112 (one block per multiprocessor; its factors above 119 would not fit in
 // shared memory). The nine-column f64 kernel (33..36) keeps the
 // dense forward substitution (92 registers against 104: one more block per multiprocessor). The
-// f64 kernel of 41..48 and the c128 triangle kernels of 113..144 keep the update's first form
+// f64 kernel of 41..48 and the c128 triangle kernel of 129..144 keep the update's first form
 // (FOLD = false: the folded one spills there and was 2–8 % slower), as do the whole-warp ones. Whole
 // warps (HW = 32) serve f64 97..104 (four warps of 25 or 26 columns: two blocks per multiprocessor
 // fit, which the half-warp form with eight warps does not match) and f32 129..192 (sixteen warps of
@@ -1793,11 +1793,12 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 // one block each). The triangle form, two blocks per matrix: whole warps (`tri_shape`) for f32
 // 193..256 with seven or eight rows per lane and f64 180..192 with six, sixteen warps of ⌈n / 32⌉
 // columns (measured slower than the blocked kernels for f64 below 180); half-warp groups of
-// R = ⌈n / 16⌉ rows per lane (`tri_half_shape`) for c64 161..192 (sixteen warps of three columns
+// R = ⌈n / 16⌉ rows per lane (`tri_half_shape`) for c64 161..192 (twelve warps of four columns
 // per group) and c128 65..80 (four warps of five columns: three blocks per multiprocessor where
-// the whole factors allowed one), 113..128 (sixteen warps of two) and 129..144 (twelve of three):
+// the whole factors allowed one), 113..128 (eight warps of four) and 129..144 (twelve of three):
 // 0.61–0.9 of the blocked kernels' time, and 0.86–0.88 of the whole-factor kernel's at c128
-// 65..80 (docs/perf-notes.md, Batched LU Version 17). Below those orders (c64 129..160, c128
+// 65..80 (docs/perf-notes.md, Batched LU Version 17; the wider groups at c64 161..192 and c128
+// 113..128, 0.88–0.99 of sixteen warps' time, Version 18). Below those orders (c64 129..160, c128
 // 97..112) the whole factors in one block per multiprocessor took 0.68–0.86 of the triangle
 // form's time.
 #define MID_S                                                                                                 \
@@ -1814,11 +1815,11 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
     MID_HS(cf32, c, 8, 8, 8) MID_HS(cf32, c, 12, 6, 9) MID_HS(cf32, c, 8, 10, 10)                              \
-    MID_TRI_H(cf32, c, 16, 3, 11, true) MID_TRI_H(cf32, c, 16, 3, 12, true)
+    MID_TRI_H(cf32, c, 12, 4, 11, true) MID_TRI_H(cf32, c, 12, 4, 12, true)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
     MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5, true)                    \
-    MID_TRI_H(cf64, z, 16, 2, 8, false) MID_TRI_H(cf64, z, 12, 3, 9, false)
+    MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

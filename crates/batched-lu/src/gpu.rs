@@ -375,14 +375,15 @@ pub(crate) const TRI_SPLIT: usize = 2;
 /// (Batched LU Version 17 in `docs/perf-notes.md`): above [`mid_max`], c64 161..=192 (the
 /// blocked kernel's time × 0.75–0.9) and c128 113..=144 (× 0.61–0.68), and c128 65..=80 (the
 /// whole-factor kernel's time × 0.86–0.88: a third of a multiprocessor's shared memory per
-/// block instead of two thirds). c64 and c128 113..=128 take sixteen warps (three and two
-/// columns per group), c128 129..=144 twelve of three, 65..=80 four of five. Larger orders
-/// would spill (c128 from 145) or not fit (c64 from 238).
+/// block instead of two thirds). c64 takes twelve warps of four columns per group (0.88–0.99
+/// of sixteen of three, Version 18), c128 113..=128 eight of four (0.89–0.90 of sixteen of
+/// two), 129..=144 twelve of three, 65..=80 four of five. Larger orders would spill (c128
+/// from 145) or not fit (c64 from 238).
 pub(crate) fn tri_half_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     let (nw, cpg) = match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
-        (true, 8, 161..=192) => (16, 3),
+        (true, 8, 161..=192) => (12, 4),
         (true, 16, 65..=80) => (4, 5),
-        (true, 16, 113..=128) => (16, 2),
+        (true, 16, 113..=128) => (8, 4),
         (true, 16, 129..=144) => (12, 3),
         _ => return None,
     };
@@ -886,15 +887,15 @@ mod tests {
         tri_half_kernels_exist::<Complex64>();
         assert_eq!(tri_half_shape::<f64>(190), None);
         assert_eq!(tri_half_shape::<Complex32>(160), None);
-        assert_eq!(tri_half_shape::<Complex32>(161), Some((11, 16, 3)));
-        assert_eq!(tri_half_shape::<Complex32>(192), Some((12, 16, 3)));
+        assert_eq!(tri_half_shape::<Complex32>(161), Some((11, 12, 4)));
+        assert_eq!(tri_half_shape::<Complex32>(192), Some((12, 12, 4)));
         assert_eq!(tri_half_shape::<Complex32>(193), None);
         assert_eq!(tri_half_shape::<Complex64>(64), None);
         assert_eq!(tri_half_shape::<Complex64>(65), Some((5, 4, 5)));
         assert_eq!(tri_half_shape::<Complex64>(80), Some((5, 4, 5)));
         assert_eq!(tri_half_shape::<Complex64>(81), None);
         assert_eq!(tri_half_shape::<Complex64>(112), None);
-        assert_eq!(tri_half_shape::<Complex64>(113), Some((8, 16, 2)));
+        assert_eq!(tri_half_shape::<Complex64>(113), Some((8, 8, 4)));
         assert_eq!(tri_half_shape::<Complex64>(144), Some((9, 12, 3)));
         assert_eq!(tri_half_shape::<Complex64>(145), None);
     }
