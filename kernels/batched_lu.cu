@@ -429,18 +429,23 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
             if (j < n) at = swapped(at, j, pv[j]);
         }
     } else {
+        // The factors by asynchronous copies (every copy of the lane in flight, no register on
+        // the way) and the pivots one per lane, passed round by shuffles: before, each loop
+        // step waited for its own load (docs/perf-notes.md, Batched LU Version 18).
         if (nn > 0) {
             TileWalk t(gl, W, n);
             for (int e = gl; e < nn; e += W) {
-                F[t.row + t.col * LD] = A[e];
+                cp_async_elem(F + t.row + t.col * LD, A + e);
                 t.step();
             }
         }
-        for (int j = 0; live && j < n; ++j) {
-            const int p = ipiv[(i64)k * n + j] - 1;
+        const int pl = (live && gl < n) ? ipiv[(i64)k * n + gl] - 1 : 0;
+        for (int j = 0; j < n; ++j) {
+            const int p = __shfl_sync(0xffffffffu, pl, j, W);
             bad_piv |= p < 0 || p >= n;
             at = swapped(at, j, p);
         }
+        cp_async_wait();
     }
     // A pivot outside 1..n (only from elsewhere than getrf) moves `at` nowhere in memory, but
     // the matrix gets NaN, as a singular one does.
