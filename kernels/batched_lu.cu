@@ -1264,7 +1264,7 @@ template <class T> __host__ __device__ constexpr bool validate_inside() { return
 // for f64 at 190 (docs/perf-notes.md, Batched LU Version 18).
 template <class T> __host__ __device__ constexpr bool async_diag() { return !std::is_same<T, double>::value; }
 // The same for `solve_blocked`'s substitutions (N solves and the inverse): f64 and c64, whose
-// solves and inverse it sped up by 3–9 %; f32's solves took 13–20 % longer with it, c128's
+// solves and inverse it sped up by 3–10 %; f32's solves took 15–20 % longer with it, c128's
 // 0–4 % (harness, docs/perf-notes.md, Batched LU Version 18).
 template <class T> __host__ __device__ constexpr bool async_solve_diag() { return sizeof(T) == 8; }
 
