@@ -1064,11 +1064,16 @@ __device__ __forceinline__ void panel_gemm(T* P, int ldp, int r_lo, int r_hi, in
     }
 }
 
-// Loads the kk x kk diagonal block M(kb.., kb..) into D (leading dimension NB).
-template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag(T* D, int kb, int kk, Acc acc) {
+// Loads the kk x kk diagonal block M(kb.., kb..) into D (leading dimension NB). ASYNC (the
+// accessor's OP = 0): by asynchronous copies, complete at `cp_async_wait`.
+template <class T, int NB, bool ASYNC = false, class Acc>
+__device__ __forceinline__ void load_diag(T* D, int kb, int kk, Acc acc) {
     for (int e = threadIdx.x; e < kk * kk; e += blockDim.x) {
         const int r = e % kk, s = e / kk;
-        D[r + s * NB] = acc(kb + r, kb + s);
+        if constexpr (ASYNC)
+            cp_async_elem(D + r + s * NB, acc.ptr(kb + r, kb + s));
+        else
+            D[r + s * NB] = acc(kb + r, kb + s);
     }
 }
 
@@ -1165,26 +1170,15 @@ __device__ __forceinline__ void diag_solve(T* P, int ldp, int kb, int kk, int w,
 // first column to the last (getrf's f64 panels: the rows below the panel's diagonal are not
 // needed by the diagonal solves, so they wait for the end instead of being loaded, updated by
 // NB columns, stored back and waited for once per diagonal block).
-// PAIRS: `diag_solve`'s two-column form.
-// `load_diag` by asynchronous copies (the accessor's OP = 0), complete at `cp_async_wait`.
-template <class T, int NB, class Acc> __device__ __forceinline__ void load_diag_async(T* D, int kb, int kk, Acc acc) {
-    for (int e = threadIdx.x; e < kk * kk; e += blockDim.x) {
-        const int r = e % kk, s = e / kk;
-        cp_async_elem(D + r + s * NB, acc.ptr(kb + r, kb + s));
-    }
-}
-
-// Forward substitution on the panel with the lower triangle of M (unit diagonal if UNIT), M's
-// block columns kstart..kend; rows up to n (LATE: the rows past kend in one pass at the end).
-// ASYNC (M read as it is stored): each diagonal block is copied asynchronously while the
-// previous block's update runs (D is free once its solve is done), instead of loaded between
-// two barriers.
+// PAIRS: `diag_solve`'s two-column form. ASYNC (M read as it is stored): each diagonal block is
+// copied asynchronously while the previous block's update runs (D is free once its solve is
+// done), instead of loaded between two barriers.
 template <class T, int NB, int CPT, bool UNIT, bool TC, bool LATE, bool PAIRS = false, bool ASYNC = false,
           class Acc>
 __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, Acc acc, T* D) {
     const int rend = LATE ? kend : n;
     if constexpr (ASYNC) {
-        if (kstart < kend) load_diag_async<T, NB>(D, kstart, min(NB, kend - kstart), acc);
+        if (kstart < kend) load_diag<T, NB, true>(D, kstart, min(NB, kend - kstart), acc);
     }
     for (int kb = kstart; kb < kend; kb += NB) {
         const int kk = min(NB, kend - kb);
@@ -1196,7 +1190,7 @@ __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, A
         diag_solve<T, NB, true, UNIT, PAIRS>(P, ldp, kb, kk, w, D);
         __syncthreads();
         if constexpr (ASYNC) {
-            if (kb + NB < kend) load_diag_async<T, NB>(D, kb + NB, min(NB, kend - kb - NB), acc);
+            if (kb + NB < kend) load_diag<T, NB, true>(D, kb + NB, min(NB, kend - kb - NB), acc);
         }
         if (kb + kk < rend) {
             panel_gemm<T, NB, CPT, TC>(P, ldp, kb + kk, rend, kb, kk, acc);
@@ -1214,7 +1208,7 @@ __device__ void lower_solve(T* P, int ldp, int n, int w, int kstart, int kend, A
 template <class T, int NB, int CPT, bool UNIT, bool TC, bool ASYNC = false, class Acc>
 __device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
     const int nblk = (n + NB - 1) / NB;
-    if constexpr (ASYNC) load_diag_async<T, NB>(D, (nblk - 1) * NB, n - (nblk - 1) * NB, acc);
+    if constexpr (ASYNC) load_diag<T, NB, true>(D, (nblk - 1) * NB, n - (nblk - 1) * NB, acc);
     for (int b = nblk - 1; b >= 0; --b) {
         const int kb = b * NB, kk = min(NB, n - kb);
         if constexpr (ASYNC)
@@ -1225,7 +1219,7 @@ __device__ void upper_solve(T* P, int ldp, int n, int w, Acc acc, T* D) {
         diag_solve<T, NB, false, UNIT>(P, ldp, kb, kk, w, D);
         __syncthreads();
         if constexpr (ASYNC) {
-            if (b > 0) load_diag_async<T, NB>(D, kb - NB, NB, acc);
+            if (b > 0) load_diag<T, NB, true>(D, kb - NB, NB, acc);
         }
         panel_gemm<T, NB, CPT, TC>(P, ldp, 0, kb, kb, kk, acc);
         __syncthreads();
