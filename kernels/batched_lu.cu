@@ -511,9 +511,10 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
 // time, packed by columns: the strict lower triangle of L for the forward substitution (column
 // s, rows s + 1.., at s·(2n − s − 1)/2), then, after a block barrier, the strict upper triangle
 // of U for the backward one (column s, rows 0..s − 1, at s·(s − 1)/2); U's diagonal is read from
-// global memory. The columns of the inverse are split over TRI_SPLIT consecutive blocks: block
-// TRI_SPLIT·k + p takes columns p·NG·CPW.. (NG·CPW of them) of matrix k, so the second part's
-// forward substitution starts halfway. Consecutive blocks run at about the same time, so the
+// global memory. The columns of the inverse are split over SPLIT consecutive blocks (TRI_SPLIT,
+// or four for the orders whose columns two blocks' registers would not hold): block SPLIT·k + p
+// takes columns p·NG·CPW.. (NG·CPW of them) of matrix k, so a later part's forward
+// substitution starts further on. Consecutive blocks run at about the same time, so the
 // second part reads the factors the first has just brought into L2 (3–5 % faster than the
 // parts in the grid's y dimension, docs/perf-notes.md).
 constexpr int TRI_SPLIT = 2;
@@ -525,7 +526,8 @@ constexpr int TRI_SPLIT = 2;
 // (R + 1)/R times the rows they update against (R' + 1)/R' with R' = R / 2 slots of 32 (at
 // n = 64 a sixth fewer FMAs), and at 33..48 and 65..80 there are fewer slots (48 and 80
 // instead of 64 and 96). 15–30 % faster than whole warps at 49..128 (docs/perf-notes.md).
-template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true, bool FOLD = false>
+template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true, bool FOLD = false,
+          int SPLIT = TRI_SPLIT, int PH = 0>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
@@ -536,11 +538,19 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     constexpr int NG = NW * (32 / HW);  // groups of HW lanes per block
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int hl = lane % HW, grp = threadIdx.x / HW;  // lane in its group, the group
-    const int k = TRI ? blockIdx.x / TRI_SPLIT : blockIdx.x;
-    const int c0 = TRI ? (int)(blockIdx.x % TRI_SPLIT) * NG * CPW : 0;  // the block's first column
+    const int k = TRI ? blockIdx.x / SPLIT : blockIdx.x;
+    const int c0 = TRI ? (int)(blockIdx.x % SPLIT) * NG * CPW : 0;  // the block's first column
     const T* A = a + (i64)k * a_stride;
     const int nn = n * n;
-    const int nf = TRI ? n * (n - 1) / 2 : nn;  // elements of the factors held at once
+    // Two phases (PH > 0, the triangle form only): each triangle in two parts split at column
+    // S = PH·HW (a slot boundary, S < n), the part a substitution needs first staged first: L's
+    // columns 0..S, then S..n (stored from offL on: offL elements precede them); U's columns
+    // S..n (stored from offU on), then 0..S.
+    constexpr bool TWO = TRI && PH > 0;
+    const int S = PH * HW, ntri = n * (n - 1) / 2;
+    const int offL = TWO ? S * (2 * n - S - 1) / 2 : 0, offU = TWO ? S * (S - 1) / 2 : 0;
+    // Elements of the factors held at once.
+    const int nf = !TRI ? nn : (TWO ? max(max(offL, ntri - offL), max(offU, ntri - offU)) : ntri);
     // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, 16 bytes more
     // in front, or one packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's
     // diagonal (NMAX), the column of the inverse each column of L⁻¹ becomes (NMAX ints), the
@@ -553,12 +563,13 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     int* at = reinterpret_cast<int*>(Dr + NMAX);
     int* pv = at + NMAX;
     PK* Xb = reinterpret_cast<PK*>(pv + NMAX) + grp * UP;
-    // Column c of a triangle, rows lo <= i < hi, to F[base + i]: warp w takes columns w, w + NW,
-    // ..., each element by an asynchronous copy (complete for the thread at `cp_async_wait`).
-    auto stage_triangle = [&](bool lower) {
-        for (int c = w; c < n; c += NW) {
+    // Columns cl..ch of a triangle, column c's rows lo <= i < hi to F[base + i] (its packed place
+    // less `sub`): warp w takes columns cl + w, cl + w + NW, ..., each element by an asynchronous
+    // copy (complete for the thread at `cp_async_wait`).
+    auto stage_triangle = [&](bool lower, int cl, int ch, int sub) {
+        for (int c = cl + w; c < ch; c += NW) {
             const int lo = lower ? c + 1 : 0, hi = lower ? n : c;
-            const int base = lower ? c * (2 * n - c - 1) / 2 - c - 1 : c * (c - 1) / 2;
+            const int base = (lower ? c * (2 * n - c - 1) / 2 - c - 1 : c * (c - 1) / 2) - sub;
             for (int i = lo + lane; i < hi; i += 32) cp_async_elem(F + base + i, A + i + (i64)c * n);
         }
     };
@@ -575,7 +586,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #endif
     const unsigned mbar = (unsigned)__cvta_generic_to_shared(reinterpret_cast<PK*>(pv + NMAX) + NG * UP);
     if constexpr (TRI) {
-        stage_triangle(true);
+        stage_triangle(true, 0, TWO ? S : n, 0);
     } else if constexpr (!bulk) {
         for (int i = threadIdx.x; i < nn; i += blockDim.x) cp_async_elem(F + i, A + i);
     } else {
@@ -696,11 +707,19 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #pragma unroll
         for (int g = 0; g < R; ++g)
             act[g] = g >= h && ((FOLD && g > h) || hl + HW * g > s) && ((FOLD && g < R - 1) || hl + HW * g < n);
-        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 : s * n, act, tu);
+        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 - (TWO && h >= PH ? offL : 0) : s * n, act, tu);
         __syncwarp();
     };
 #pragma unroll
     for (int h = 0; h < R; ++h) {
+        if constexpr (TWO) {
+            if (h == PH) {
+                __syncthreads();
+                stage_triangle(true, S, n, offL);
+                cp_async_wait();
+                __syncthreads();
+            }
+        }
         const int end = min(n, h * HW + HW);
 #pragma unroll 1
         for (int s = max(h * HW, s_lo); SKIP && s < min(end, s_hi); ++s)
@@ -710,7 +729,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     }
     if constexpr (TRI) {
         __syncthreads();
-        stage_triangle(false);
+        stage_triangle(false, TWO ? S : 0, n, offU);
         cp_async_wait();
         __syncthreads();
     }
@@ -719,6 +738,14 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     // slot h above s.
 #pragma unroll
     for (int h = R - 1; h >= 0; --h) {
+        if constexpr (TWO) {
+            if (h == PH - 1) {
+                __syncthreads();
+                stage_triangle(false, 0, S, 0);
+                cp_async_wait();
+                __syncthreads();
+            }
+        }
 #pragma unroll 1
         for (int s = min(n, h * HW + HW) - 1; s >= h * HW; --s) {
             if (hl == s - h * HW) {
@@ -731,7 +758,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             bool act[R];
 #pragma unroll
             for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
-            update(TRI ? s * (s - 1) / 2 : s * n, act, std::integral_constant<int, CPW>());
+            update(TRI ? s * (s - 1) / 2 - (TWO && h >= PH ? offU : 0) : s * n, act, std::integral_constant<int, CPW>());
             __syncwarp();
         }
     }
@@ -1751,13 +1778,16 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
 
 // The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD> on one block
 // (per column part, for TRI) per matrix.
-#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD)                                                  \
+#define MID_KERNEL_S(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH)                                      \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
              i64 inv_stride) {                                                                                \
-        if ((TRI ? blockIdx.x / TRI_SPLIT : blockIdx.x) >= (unsigned)batch) return;                         \
-        getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD>(a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem); \
+        if ((TRI ? blockIdx.x / SPLIT : blockIdx.x) >= (unsigned)batch) return;                             \
+        getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH>(a, ipiv, info, inv, n, a_stride, inv_stride, \
+                                                                 dyn_smem);                                   \
     }
+#define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD) \
+    MID_KERNEL_S(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, TRI_SPLIT, 0)
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
 #define MID_R(T, P, NW, CPW, R) \
     MID_KERNEL(getri_mid_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, false, 32, true, false)
@@ -1768,6 +1798,11 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true, true)
 #define MID_TRI_H(T, P, NW, CPW, R, FOLD) \
     MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, true, 16, true, FOLD)
+// The triangle form with the columns split over four consecutive blocks (whole warps), for the
+// orders whose columns would not fit the registers of two blocks; PH > 0: each triangle staged in
+// two parts split at column 32·PH, for those whose whole triangle would not fit in shared memory.
+#define MID_TRI4(T, P, NW, CPW, R, PH) \
+    MID_KERNEL_S(getri_tri4_r##R##_w##NW##_c##CPW##_p##PH##_##P, T, NW, CPW, R, true, 32, true, true, 4, PH)
 // Half-warp groups of CPW columns, R rows per lane (orders up to 16·R). SKIP: whether each
 // column's forward substitution starts at its own step (see getri_mid).
 #define MID_H(T, P, NW, CPW, R, SKIP, FOLD) \
@@ -1809,16 +1844,17 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     MID_H(double, d, 2, 9, 3, false, true) MID_HS(double, d, 2, 10, 3) MID_H(double, d, 4, 6, 3, true, false)  \
     MID_HS(double, d, 4, 7, 4) MID_HS(double, d, 4, 8, 4) MID_HS(double, d, 8, 5, 5) MID_HS(double, d, 8, 6, 6) \
     MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_HS(double, d, 16, 4, 7) MID_HS(double, d, 16, 4, 8) \
-    MID_TRI(double, d, 16, 6, 6)
+    MID_TRI(double, d, 16, 6, 6) MID_TRI4(double, d, 16, 4, 7, 0) MID_TRI4(double, d, 16, 4, 8, 4)
 #define MID_C                                                                                                 \
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
     MID_HS(cf32, c, 8, 8, 8) MID_HS(cf32, c, 12, 6, 9) MID_HS(cf32, c, 8, 10, 10)                              \
-    MID_TRI_H(cf32, c, 12, 4, 11, true) MID_TRI_H(cf32, c, 12, 4, 12, true)
+    MID_TRI_H(cf32, c, 12, 4, 11, true) MID_TRI_H(cf32, c, 12, 4, 12, true)                                  \
+    MID_TRI4(cf32, c, 16, 4, 7, 0) MID_TRI4(cf32, c, 16, 4, 8, 4)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
     MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5, true)                    \
-    MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false)
+    MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false) MID_TRI4(cf64, z, 12, 4, 6, 3)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -18,6 +18,10 @@
 //!   `getri_tri_r*_w*_c*_h16` (complex types, half-warp groups; see [`tri_half_shape`]): two
 //!   blocks per matrix, one packed triangle of the factors in shared memory at a time, with the
 //!   same exceptions.
+//! * f64 and c64 `193 ≤ n ≤ 256`, c128 `161 ≤ n ≤ 192` (uniform batches), inverse from the
+//!   factors: `getri_tri4_r*_w*_c4_p*` (the triangle form with the columns split over four
+//!   blocks per matrix, and from f64 and c64 225, and for c128, each triangle staged in two
+//!   parts; see [`tri4_shape`]), with the same exceptions.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory, the f64 update on the tensor cores; see
 //!   [`blocked_ld`]), `getrs_blocked_nb*` and `getri_blocked_nb*`
@@ -344,11 +348,17 @@ pub(crate) fn mid_smem<T: Scalar>(
     (r, nw, cpw): (usize, usize, usize),
     triangle: bool,
 ) -> usize {
-    let sz = std::mem::size_of::<T>();
-    let e = 16 / sz;
     let held = if triangle { n * (n - 1) / 2 } else { n * n };
     let bulk = if triangle { 0 } else { 32 };
-    held.div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16 + bulk
+    smem_holding::<T>(held, (r, nw, cpw)) + bulk
+}
+
+/// The shared memory of `getri_mid`'s layout holding `held` elements of the factors, with
+/// `32·r` reciprocals and twice as many ints and a row buffer per warp.
+fn smem_holding<T: Scalar>(held: usize, (r, nw, cpw): (usize, usize, usize)) -> usize {
+    let sz = std::mem::size_of::<T>();
+    let e = 16 / sz;
+    held.div_ceil(e) * 16 + 32 * r * (sz + 8) + nw * cpw.div_ceil(e) * 16
 }
 
 /// [`mid_smem`] of the half-warp-group kernels of shape `(r, nw, cpg)` ([`half_shape`],
@@ -409,6 +419,54 @@ pub(crate) fn tri_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
         let r = n.div_ceil(32);
         (r, 16, r)
     })
+}
+
+/// Blocks per matrix of the four-part triangle form of the inverse (`getri_tri4_*`).
+pub(crate) const TRI4_SPLIT: usize = 4;
+
+/// Rows per lane `r`, warps per block `nw`, columns per warp `cpw` and phase split `ph` of the
+/// four-part triangle form of the inverse, `getri_tri4_r{r}_w{nw}_c{cpw}_p{ph}`, at order `n`,
+/// or `None` outside it. As [`tri_shape`] (whole warps, lane l rows l, l + 32, …: `r = ⌈n /
+/// 32⌉`, one strict triangle of the factors in shared memory at a time), but with the columns
+/// of the inverse split over [`TRI4_SPLIT`] blocks per matrix, for orders whose columns two
+/// blocks' registers would not hold; with `ph > 0` each triangle is staged in two parts split
+/// at column `32·ph` (see [`tri4_held`]), for orders whose whole triangle would not fit in
+/// shared memory: f64 and c64 193..=224 (seven rows per lane, one triangle of up to 195 KiB)
+/// and 225..=256 (eight, in two parts of up to 192 KiB), sixteen warps of four columns; c128
+/// 161..=192 (six rows per lane, twelve warps of four columns, two parts of up to 216 KiB).
+/// Measured on an H100 against the blocked kernels that served these orders before (see
+/// `docs/perf-notes.md`, Batched LU Version 19): 0.63–0.80 of their time for f64, 0.75–0.91
+/// for c64, 0.57–0.74 for c128.
+pub(crate) fn tri4_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize, usize)> {
+    match (std::mem::size_of::<T>(), n) {
+        (8, 193..=224) => Some((7, 16, 4, 0)),
+        (8, 225..=256) => Some((8, 16, 4, 4)),
+        (16, 161..=192) if T::IS_COMPLEX => Some((6, 12, 4, 3)),
+        _ => None,
+    }
+}
+
+/// Elements of the factors `getri_tri4_*` holds in shared memory at once at order `n` with
+/// phase split `ph`: one strict triangle, `n(n − 1)/2`, or with `ph > 0` the larger part of
+/// either triangle split at column `s = 32·ph`: L's columns `0..s` hold `s(2n − s − 1)/2`,
+/// U's `s(s − 1)/2`, and the columns `s..n` the rest.
+pub(crate) fn tri4_held(n: usize, ph: usize) -> usize {
+    let ntri = n * (n - 1) / 2;
+    if ph == 0 {
+        return ntri;
+    }
+    let s = 32 * ph;
+    let (l, u) = (s * (2 * n - s - 1) / 2, s * (s - 1) / 2);
+    l.max(ntri - l).max(u).max(ntri - u)
+}
+
+/// Dynamic shared memory of the four-part triangle form of shape `(r, nw, cpw, ph)` at order
+/// `n` ([`tri4_shape`]).
+pub(crate) fn tri4_smem<T: Scalar>(
+    n: usize,
+    (r, nw, cpw, ph): (usize, usize, usize, usize),
+) -> usize {
+    smem_holding::<T>(tri4_held(n, ph), (r, nw, cpw))
 }
 
 /// Warps per block `nw`, rows per thread `r` and compiled order `nmax ≥ n` of the register
@@ -612,6 +670,15 @@ pub(crate) fn getri<T: Scalar>(
             let smem = mid_smem::<T>(d.n, (r, nw, cpw), true);
             let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
             mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, grid)
+        } else if let Some((r, nw, cpw, ph)) = tri4_shape::<T>(d.n) {
+            let smem = tri4_smem::<T>(d.n, (r, nw, cpw, ph));
+            let (_, grid) = chunk_grid(op, d.batch, TRI4_SPLIT, 1)?;
+            mid(
+                format!("getri_tri4_r{r}_w{nw}_c{cpw}_p{ph}"),
+                nw,
+                smem,
+                grid,
+            )
         } else {
             None
         }
@@ -715,6 +782,51 @@ mod tests {
                 "n = {n}"
             );
         }
+    }
+
+    /// Every shape `tri4_shape` picks is a kernel of the compiled module; its four blocks'
+    /// warps cover every column (the last part not empty) and its rows every row, with one slot
+    /// of 32 at most partly used; a phase split falls inside the order; its shared memory fits an
+    /// H100's block limit; and no other mid-size form serves its orders.
+    fn tri4_kernels_exist<T: Scalar>() {
+        for n in SMALL_MAX + 1..=1024 {
+            let Some((r, nw, cpw, ph)) = tri4_shape::<T>(n) else {
+                continue;
+            };
+            assert!(n > mid_max::<T>(), "n = {n}");
+            assert_eq!(tri_shape::<T>(n), None, "n = {n}");
+            assert_eq!(tri_half_shape::<T>(n), None, "n = {n}");
+            let part = nw * cpw;
+            assert!(
+                TRI4_SPLIT * part >= n && (TRI4_SPLIT - 1) * part < n,
+                "n = {n}: {nw} × {cpw}"
+            );
+            assert!(
+                32 * r >= n && 32 * (r - 1) < n,
+                "n = {n}: {r} rows per lane"
+            );
+            assert!(32 * ph < n, "n = {n}: split at {}", 32 * ph);
+            assert_entry::<T>(&format!("getri_tri4_r{r}_w{nw}_c{cpw}_p{ph}"), n);
+            assert!(tri4_smem::<T>(n, (r, nw, cpw, ph)) <= 227 * 1024, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn every_four_part_triangle_order_has_its_kernel() {
+        tri4_kernels_exist::<f32>();
+        tri4_kernels_exist::<f64>();
+        tri4_kernels_exist::<Complex32>();
+        tri4_kernels_exist::<Complex64>();
+        assert_eq!(tri4_shape::<f64>(192), None);
+        assert_eq!(tri4_shape::<f64>(193), Some((7, 16, 4, 0)));
+        assert_eq!(tri4_shape::<f64>(256), Some((8, 16, 4, 4)));
+        assert_eq!(tri4_shape::<f64>(257), None);
+        assert_eq!(tri4_shape::<f32>(224), None);
+        assert_eq!(tri4_shape::<Complex64>(190), Some((6, 12, 4, 3)));
+        // n = 256 split at column 128: L's first part and U's second are the larger, 24512
+        // elements each (of 32640).
+        assert_eq!(tri4_held(256, 4), 24512);
+        assert_eq!(tri4_held(256, 0), 32640);
     }
 
     /// Every shape `rows_shape` picks is a kernel of the compiled module with room for every

@@ -370,10 +370,11 @@ fn row_factorization<T: Scalar>(dev: &Device) {
 
 /// The mid-size inverse (33 ≤ n ≤ 128, f32 up to 192, c64 160, c128 112: the factors in shared
 /// memory, two to ten rows per lane; f32 193..256, f64 180..192, c64 161..192, c128 65..80
-/// and 113..144: one packed triangle of the factors at a time, two blocks per matrix) at every
-/// order to 128, then a sample with the edges of each kernel, against the host reference:
-/// well-conditioned matrices and matrices needing an interchange at every step give small
-/// residuals; a singular one (`info` = n) and one
+/// and 113..144: one packed triangle of the factors at a time, two blocks per matrix; f64 and
+/// c64 193..256, c128 161..192: four blocks per matrix, from 225 (c128: 161) each triangle in
+/// two parts) at every order to 128, then a sample with the edges of each kernel, against the
+/// host reference: well-conditioned matrices and matrices needing an interchange at every step
+/// give small residuals; a singular one (`info` = n) and one
 /// whose factors have an exactly-zero `U(j, j)` but `info` 0 (factors supplied by the caller)
 /// come back NaN. Neighbours are unaffected.
 fn mid_inverse<T: Scalar>(dev: &Device) {
@@ -388,7 +389,27 @@ fn mid_inverse<T: Scalar>(dev: &Device) {
             ])
             .collect()
     };
-    for n in orders {
+    mid_inverse_orders::<T>(dev, &orders);
+}
+
+/// The four-part triangle form of the inverse alone (four blocks per matrix; from f64 and c64
+/// 225 and c128 161 each triangle staged in two parts, the second while the substitution
+/// runs): its first and last orders and one past the two-part switch, as `mid_inverse` checks
+/// them. Small enough for the race checker.
+fn four_part_inverse<T: Scalar>(dev: &Device) {
+    let orders: &[usize] = if std::mem::size_of::<T>() == 16 {
+        &[161, 192]
+    } else if std::mem::size_of::<T>() == 8 {
+        &[193, 224, 225, 256]
+    } else {
+        &[]
+    };
+    mid_inverse_orders::<T>(dev, orders);
+}
+
+/// `mid_inverse`'s checks at each of `orders`.
+fn mid_inverse_orders<T: Scalar>(dev: &Device, orders: &[usize]) {
+    for &n in orders {
         let seed = 91 * n as u64;
         let mats = vec![
             well::<T>(n, seed),
@@ -448,6 +469,9 @@ gpu_blas::device_tests! {
     }
     fn mid_inverse_each_order(dev) {
         for_all_types!(mid_inverse, dev);
+    }
+    fn four_part_triangle_inverse(dev) {
+        for_all_types!(four_part_inverse, dev);
     }
     fn row_factorization_each_order(dev) {
         for_all_types!(row_factorization, dev);
