@@ -544,11 +544,17 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     const int nn = n * n;
     // Two phases (PH > 0, the triangle form only): each triangle in two parts split at column
     // S = PH·HW (a slot boundary, S < n), the part a substitution needs first staged first: L's
-    // columns 0..S, then S..n (stored from offL on: offL elements precede them); U's columns
-    // S..n (stored from offU on), then 0..S.
+    // columns c0..S (see `subL` below), then S..n (stored from offL on: offL elements precede
+    // them); U's columns S..n (stored from offU on), then 0..S.
     constexpr bool TWO = TRI && PH > 0;
     const int S = PH * HW, ntri = n * (n - 1) / 2;
     const int offL = TWO ? S * (2 * n - S - 1) / 2 : 0, offU = TWO ? S * (S - 1) / 2 : 0;
+    // The forward substitution of the block's columns starts at step c0 (column c of L⁻¹ is zero
+    // above row c), so it never reads L's columns before c0: L is staged from column c0 on
+    // (stored from subL on), and a block whose steps all lie in the second part (`late`) stages
+    // that part alone, at the start.
+    const bool late = TWO && c0 >= S;
+    const int subL = TRI ? c0 * (2 * n - c0 - 1) / 2 : 0;
     // Elements of the factors held at once.
     const int nf = !TRI ? nn : (TWO ? max(max(offL, ntri - offL), max(offU, ntri - offU)) : ntri);
     // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, 16 bytes more
@@ -586,7 +592,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #endif
     const unsigned mbar = (unsigned)__cvta_generic_to_shared(reinterpret_cast<PK*>(pv + NMAX) + NG * UP);
     if constexpr (TRI) {
-        stage_triangle(true, 0, TWO ? S : n, 0);
+        stage_triangle(true, c0, TWO && !late ? S : n, subL);
     } else if constexpr (!bulk) {
         for (int i = threadIdx.x; i < nn; i += blockDim.x) cp_async_elem(F + i, A + i);
     } else {
@@ -707,13 +713,13 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #pragma unroll
         for (int g = 0; g < R; ++g)
             act[g] = g >= h && ((FOLD && g > h) || hl + HW * g > s) && ((FOLD && g < R - 1) || hl + HW * g < n);
-        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 - (TWO && h >= PH ? offL : 0) : s * n, act, tu);
+        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 - (TWO && !late && h >= PH ? offL : subL) : s * n, act, tu);
         __syncwarp();
     };
 #pragma unroll
     for (int h = 0; h < R; ++h) {
         if constexpr (TWO) {
-            if (h == PH) {
+            if (h == PH && !late) {
                 __syncthreads();
                 stage_triangle(true, S, n, offL);
                 cp_async_wait();
