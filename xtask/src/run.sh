@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runner for a GPU bundle made by `cargo xtask gpu-bundle` (generated file).
-# Needs bash, coreutils, grep and awk, plus the NVIDIA driver; `sanitize` also
-# needs compute-sanitizer. No Rust toolchain.
+# Needs bash, coreutils, tar with xz, grep and awk, plus the NVIDIA driver; `sanitize`
+# also needs compute-sanitizer. No Rust toolchain.
 #
 #   ./run test [filter...]       all test binaries (libtest filters), GPU_REQUIRED=1
 #   ./run sanitize [filter...]   memcheck + racecheck over tests matching `cuda`
@@ -21,12 +21,12 @@ if [[ -d "$BUNDLE/matrices" ]]; then
 fi
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
-# The executables travel compressed (payload.tar.gz holds tests/ and bin/).
+# The executables travel compressed (payload.tar.xz holds tests/ and bin/).
 PAYLOAD="$BUNDLE"
-if [[ -f "$BUNDLE/payload.tar.gz" ]]; then
+if [[ -f "$BUNDLE/payload.tar.xz" ]]; then
     PAYLOAD="$SCRATCH/payload"
-    mkdir -p "$PAYLOAD" && tar -xzf "$BUNDLE/payload.tar.gz" -C "$PAYLOAD" || {
-        echo "run: error: cannot unpack payload.tar.gz" >&2
+    mkdir -p "$PAYLOAD" && tar -xJf "$BUNDLE/payload.tar.xz" -C "$PAYLOAD" || {
+        echo "run: error: cannot unpack payload.tar.xz" >&2
         exit 1
     }
 fi
