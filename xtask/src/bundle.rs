@@ -110,13 +110,11 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
-/// A cargo command in `root` whose release (and bench) profiles strip
-/// symbols, keeping the bundle small.
 /// Replaces `tests/` and `bin/` by one `payload.tar.xz` (the `run` script unpacks it into a
 /// scratch directory). Every executable that links a solver crate embeds the same kernel
 /// fatbins (the batched-LU one alone is 9 MB, already compressed), so the archive is one xz
 /// stream with a dictionary larger than the executables together, which stores each fatbin
-/// once: the bundle of 14 test and 2 bench executables is 19 MB this way, against 66 MB as a
+/// once: the bundle of 14 test and 2 bench executables is 20 MiB this way, against 65 MiB as a
 /// gzip archive (whose 32 KB window sees no repeat).
 fn pack_executables(bundle: &Path) -> Result<()> {
     let status = std::process::Command::new("tar")
@@ -133,6 +131,8 @@ fn pack_executables(bundle: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A cargo command in `root` whose release (and bench) profiles strip
+/// symbols, keeping the bundle small.
 fn stripped_cargo(root: &Path) -> std::process::Command {
     let mut cmd = cargo::command();
     cmd.current_dir(root)

@@ -393,9 +393,9 @@ fn mid_inverse<T: Scalar>(dev: &Device) {
 }
 
 /// The four-part triangle form of the inverse alone (four blocks per matrix; from f64 and c64
-/// 225 and c128 161 each triangle staged in two parts, the second while the substitution
-/// runs): its first and last orders and one past the two-part switch, as `mid_inverse` checks
-/// them. Small enough for the race checker.
+/// 225 and c128 161 each triangle staged in two parts, the second behind a block barrier when
+/// the substitution reaches it): its first and last orders and one past the two-part switch,
+/// as `mid_inverse` checks them. Small enough for the race checker.
 fn four_part_inverse<T: Scalar>(dev: &Device) {
     let orders: &[usize] = if std::mem::size_of::<T>() == 16 {
         &[161, 192]
