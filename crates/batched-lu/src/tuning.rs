@@ -9,8 +9,8 @@
 //! entries from the Batched LU Version 12 sweep); see `docs/perf-notes.md` for the sweeps. Orders
 //! between the measured ones use the entry of the next larger measured order; orders above
 //! 256 use the entry of 256, except where a later sweep at 384 and 512 (f64 and c128) found
-//! better: the f64 solve kernels with 128 threads there; and above 384 the factorization runs
-//! 256-thread blocks (Batched LU Version 12, measured further: at n = 512 the panel's shared
+//! better: the f64 solve kernels with 128 threads there, the c128 ones with 256 above 384;
+//! and above 384 the factorization runs 256-thread blocks (Batched LU Version 12, measured further: at n = 512 the panel's shared
 //! memory leaves room for three blocks per multiprocessor whatever their size, and 256 threads
 //! took 5–24 % less time than 128 for every type).
 
@@ -116,13 +116,16 @@ const COMPLEX_SINGLE: Table = &[
     (384, c(16, 128, R80), c(8, 128, R64)),
     (usize::MAX, c(16, 256, R80), c(8, 128, R64)),
 ];
-// The factorization at 64 and 190 and the inverse at 190 re-swept in Version 12.
+// The factorization at 64 and 190 and the inverse at 190 re-swept in Version 12; 256 and 512
+// re-swept with 256 threads among the choices in Version 20 (H100): at 512 the inverse took
+// 288.5 ms with 256 threads against 315.3 with 128 (batch 3576); at 256, 128 threads stayed the
+// fastest for both (256 threads: 62.8 / 161.4 ms against 54.6 / 105.6).
 const COMPLEX_DOUBLE: Table = &[
     (64, c(8, 64, R80), c(8, 64, R64)),
     (128, c(8, 64, R80), c(8, 64, R80)),
     (190, c(8, 96, R80), c(8, 96, R80)),
     (384, c(8, 128, R80), c(8, 128, R80)),
-    (usize::MAX, c(8, 256, R80), c(8, 128, R80)),
+    (usize::MAX, c(8, 256, R80), c(8, 256, R80)),
 ];
 
 /// The configuration of the blocked `kernel` of type `T` at order `n`.
