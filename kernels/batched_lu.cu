@@ -536,6 +536,11 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     static_assert(HW == 32 || HW == 16, "groups of 32 lanes, or half-warps");
     constexpr int NMAX = HW * R;
     constexpr int NG = NW * (32 / HW);  // groups of HW lanes per block
+    // Whether U's columns are divided by their diagonal entries before the backward
+    // substitution (see there): complex types, and real ones from five rows per lane. The real
+    // kernels of up to four rows per lane took 2–12 % longer with it (their single-lane products
+    // are one multiplication per column, less than the extra pass and barrier).
+    constexpr bool PRE = !std::is_same<typename Real<T>::type, T>::value || R > 4;
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int hl = lane % HW, grp = threadIdx.x / HW;  // lane in its group, the group
     const int k = TRI ? blockIdx.x / SPLIT : blockIdx.x;
@@ -577,6 +582,16 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             const int lo = lower ? c + 1 : 0, hi = lower ? n : c;
             const int base = (lower ? c * (2 * n - c - 1) / 2 - c - 1 : c * (c - 1) / 2) - sub;
             for (int i = lo + lane; i < hi; i += 32) cp_async_elem(F + base + i, A + i + (i64)c * n);
+        }
+    };
+    // U's columns cl..ch as staged above, each scaled by the reciprocal of its diagonal entry
+    // (see the backward substitution): the thread scales the elements it copied itself, so its
+    // own `cp_async_wait` orders the copies before the products.
+    auto scale_upper = [&](int cl, int ch, int sub) {
+        for (int c = cl + w; c < ch; c += NW) {
+            const T d = Dr[c];
+            T* col = F + c * (c - 1) / 2 - sub;
+            for (int i = lane; i < c; i += 32) col[i] = mul(col[i], d);
         }
     };
     // The factors' loads run while the block sets up the pivots, and were exposed before (a
@@ -640,6 +655,14 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
                 : "r"(mbar)
                 : "memory");
         } while (!done);
+    }
+    if constexpr (!TRI && PRE) {
+        // The strict upper triangle scaled column by column (see the backward substitution);
+        // the forward substitution reads only L, but the barrier comes before it all the same
+        // (the warps are then in step, and the backward substitution needs every column).
+        for (int c = w + 1; c < n; c += NW)
+            for (int i = lane; i < c; i += 32) F[i + c * n] = mul(F[i + c * n], Dr[c]);
+        __syncthreads();
     }
     // The group's columns of L⁻¹ (e_c, solved for in place, then by U): its warp's low part,
     // TA columns from c0 + w·TA·GPW, and high part, TB columns counted down from the block's
@@ -737,10 +760,18 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         __syncthreads();
         stage_triangle(false, TWO ? S : 0, n, offU);
         cp_async_wait();
+        if constexpr (PRE) scale_upper(TWO ? S : 0, n, offU);
         __syncthreads();
     }
-    // Backward substitution with U: the lane holding row s scales it by 1 / U(s, s) first;
-    // the rows above it are updated: the slots before h whole (their rows are below h·HW <= s),
+    // Backward substitution with U. PRE: its columns already divided by their diagonal entries
+    // (U(i, s) / U(s, s) in place of U(i, s)): step s updates the rows above s by the row as it
+    // stands (x(i) −= U(i, s)/U(s, s) · y(s), where y(s) = U(s, s)·x(s) is what the row holds
+    // once the steps after s are done), and every row is divided by its U(s, s) at the end.
+    // So the lane holding row s publishes it unscaled, and the step has no single-lane
+    // products (they were a tenth to a fifth of a backward step's instructions, issued for
+    // one lane); 6–13 % faster at 100..256 and for the complex types (docs/perf-notes.md,
+    // Batched LU Version 20). Otherwise the lane holding row s scales it by 1 / U(s, s) before
+    // publishing it. The rows above s: the slots before h whole (their rows are below h·HW <= s),
     // slot h above s.
 #pragma unroll
     for (int h = R - 1; h >= 0; --h) {
@@ -749,15 +780,18 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
                 __syncthreads();
                 stage_triangle(false, 0, S, 0);
                 cp_async_wait();
+                if constexpr (PRE) scale_upper(0, S, 0);
                 __syncthreads();
             }
         }
 #pragma unroll 1
         for (int s = min(n, h * HW + HW) - 1; s >= h * HW; --s) {
             if (hl == s - h * HW) {
-                const T d = Dr[s];
+                if constexpr (!PRE) {
+                    const T d = Dr[s];
 #pragma unroll
-                for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
+                    for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
+                }
                 publish(x[h], std::integral_constant<int, CPW>());
             }
             __syncwarp();
@@ -766,6 +800,14 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
             update(TRI ? s * (s - 1) / 2 - (TWO && h >= PH ? offU : 0) : s * n, act, std::integral_constant<int, CPW>());
             __syncwarp();
+        }
+    }
+#pragma unroll
+    for (int g = 0; g < R; ++g) {
+        if (PRE && hl + HW * g < n) {
+            const T d = Dr[hl + HW * g];
+#pragma unroll
+            for (int t = 0; t < CPW; ++t) x[g][t] = mul(x[g][t], d);
         }
     }
     T* X = inv + (i64)k * inv_stride;

@@ -407,6 +407,22 @@ fn four_part_inverse<T: Scalar>(dev: &Device) {
     mid_inverse_orders::<T>(dev, orders);
 }
 
+/// The mid-size inverse kernels whose backward substitution reads U's columns divided by their
+/// diagonal (complex types, real ones from five rows per lane), one order per form: whole
+/// factors in half-warp groups (f32 100, f64 128, c64 48), whole factors in whole warps (f32
+/// 129), one triangle at a time (c128 128), as `mid_inverse` checks them (an exactly-zero
+/// `U(j, j)` among them, whose scaled column must still give NaN). Small enough for the race
+/// checker.
+fn prescaled_inverse<T: Scalar>(dev: &Device) {
+    let orders: &[usize] = match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
+        (false, 4) => &[100, 129],
+        (false, _) => &[128],
+        (true, 8) => &[48],
+        _ => &[128],
+    };
+    mid_inverse_orders::<T>(dev, orders);
+}
+
 /// `mid_inverse`'s checks at each of `orders`.
 fn mid_inverse_orders<T: Scalar>(dev: &Device, orders: &[usize]) {
     for &n in orders {
@@ -472,6 +488,9 @@ gpu_blas::device_tests! {
     }
     fn four_part_triangle_inverse(dev) {
         for_all_types!(four_part_inverse, dev);
+    }
+    fn prescaled_backward_each_form(dev) {
+        for_all_types!(prescaled_inverse, dev);
     }
     fn row_factorization_each_order(dev) {
         for_all_types!(row_factorization, dev);
