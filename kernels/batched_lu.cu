@@ -16,11 +16,14 @@
 // * 32 < n <= 128 (f32: 192, c64: 160, c128: 112), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   half-warp a set of columns of the inverse in registers (R = ⌈n / 16⌉ rows per lane; whole
-//   warps for f64 97..104 and f32 above 128), with no block barrier after the loads. The
-//   columns are solved for as columns of L⁻¹ (then U⁻¹ L⁻¹, stored permuted), so the forward
-//   substitution of column c starts at step c. f32 193..256, f64 180..192, c64 161..192 and
-//   c128 65..80 and 113..144: the same with one packed triangle of the factors in shared memory
-//   at a time (L, then U) and two consecutive blocks per matrix.
+//   warps for f64 97..104 and f32 above 128), with at most one block barrier after the loads
+//   (U's columns divided by their diagonal: complex types, real ones from five rows per lane).
+//   The columns are solved for as columns of L⁻¹ (then U⁻¹ L⁻¹, stored permuted), so the
+//   forward substitution of column c starts at step c. f32 193..256, f64 180..192, c64
+//   161..192 and c128 65..80 and 113..144: the same with one packed triangle of the factors in
+//   shared memory at a time (L, then U) and two consecutive blocks per matrix; f64 and c64
+//   193..256 and c128 161..192: four blocks per matrix, from f64 and c64 225 (c128: 161) each
+//   triangle staged in two parts.
 // * Every other case: one thread block per matrix (`getrf_blocked`), left-looking and blocked
 //   by NB columns. The current panel (all n rows, NB columns) lives in shared memory; the
 //   columns to its left are read from global memory (L2) by a register-tiled update (f64: on
