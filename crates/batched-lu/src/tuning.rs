@@ -9,10 +9,11 @@
 //! entries from the Batched LU Version 12 sweep); see `docs/perf-notes.md` for the sweeps. Orders
 //! between the measured ones use the entry of the next larger measured order; orders above
 //! 256 use the entry of 256, except where a later sweep at 384 and 512 (f64 and c128) found
-//! better: the f64 solve kernels with 128 threads there, the c128 ones with 256 above 384;
-//! and above 384 the factorization runs 256-thread blocks (Batched LU Version 12, measured further: at n = 512 the panel's shared
-//! memory leaves room for three blocks per multiprocessor whatever their size, and 256 threads
-//! took 5–24 % less time than 128 for every type).
+//! better: the f64 solve kernels with 128 threads there, the c128 ones with 256 above 384
+//! (Batched LU Version 20); and above 384 the factorization runs 256-thread blocks (Batched LU
+//! Version 12, measured further: at n = 512 the panel's shared memory leaves room for three
+//! blocks per multiprocessor whatever their size, and 256 threads took 5–24 % less time than
+//! 128 for every type).
 
 use gpu_blas::Scalar;
 
