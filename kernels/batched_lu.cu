@@ -1797,8 +1797,14 @@ __device__ void solve_blocked(const T* __restrict__ abase, const int* __restrict
 
 // Resident 128-thread blocks asked of ptxas for the register factorization: room for the row
 // (W elements) and 32 to 40 more registers. Without a minimum, ptxas keeps more of the pivot
-// row in flight and the larger kernels lose a fifth of their resident warps.
-constexpr int small_minb(int bytes, int w) { return 65536 / (128 * (w * bytes / 4 + (w == 32 ? 32 : 40))); }
+// row in flight and the larger kernels lose a fifth of their resident warps. 32 more at W = 32
+// and for c128 at W = 16 (five blocks instead of four: 660 of the 1250 blocks of a batch of
+// 10000 at once instead of 528, and the kernel 16 % faster at n = 16; the other types at W = 16
+// gained nothing from more blocks, or lost to spills: docs/perf-notes.md, Batched LU Version
+// 21).
+constexpr int small_minb(int bytes, int w) {
+    return 65536 / (128 * (w * bytes / 4 + (w == 32 || (w == 16 && bytes == 16) ? 32 : 40)));
+}
 
 // The forms of the pivot search and broadcast per group width (see `getrf_small`).
 __host__ __device__ constexpr bool small_red(int w) { return w == 32; }
