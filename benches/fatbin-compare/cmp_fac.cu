@@ -20,22 +20,10 @@ int main(int argc, char** argv) {
     int n = atoi(argv[2]), batch = atoi(argv[3]);
     const int reps = atoi(argv[4]), dd = atoi(argv[5]);
     driver_init();
-    const bool cplx = t == 'c' || t == 'z', dbl = t == 'd' || t == 'z';
+    const bool dbl = t == 'd' || t == 'z';
     const size_t sz = (t == 's') ? 4 : (t == 'd' || t == 'c') ? 8 : 16;
     const size_t bytes = (size_t)n * n * batch * sz, reals = bytes / (dbl ? 8 : 4);
-    std::vector<char> hb(bytes);
-    unsigned long long s = 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < reals; ++i) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const double u = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-        if (dbl) ((double*)hb.data())[i] = u; else ((float*)hb.data())[i] = (float)u;
-    }
-    if (dd)
-        for (size_t k = 0; k < (size_t)batch; ++k)
-            for (int i = 0; i < n; ++i) {
-                const size_t at = (k * n * n + (size_t)i * n + i) * (cplx ? 2 : 1);
-                if (dbl) ((double*)hb.data())[at] += n; else ((float*)hb.data())[at] += n;
-            }
+    std::vector<char> hb = random_batch(t, n, batch, dd);
     void *a0, *a; int *piv, *info;
     cudaMalloc(&a0, bytes); cudaMalloc(&a, bytes);
     cudaMalloc(&piv, 4ull * n * batch); cudaMalloc(&info, 4ull * batch);

@@ -1,6 +1,6 @@
-// What cmp_small.cu and cmp_mid.cu share: the CUDA driver entry points they call (through
-// dlopen, so the tools need no driver library at link time) and the loading of one kernel of
-// a cubin or fatbin image.
+// What the tools share: the CUDA driver entry points they call (through dlopen, so the tools
+// need no driver library at link time), the loading of one kernel of a cubin or fatbin image,
+// and the batch of random matrices the factorization tools time.
 #pragma once
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -35,4 +35,25 @@ static CUfunction fn(const char* path, const char* name) {
     CUmodule m; if (load(&m, keep.back().data())) { printf("load %s failed\n", path); exit(1); }
     CUfunction f; if (getfn(&f, m, name)) { printf("no %s in %s\n", name, path); exit(1); }
     return f;
+}
+// A batch of `batch` random n × n matrices of type t (s, d, c, z), entries uniform in [-1, 1)
+// from a fixed seed, with n added to each diagonal entry's real part when dd is set.
+static std::vector<char> random_batch(char t, int n, int batch, bool dd) {
+    const bool cplx = t == 'c' || t == 'z', dbl = t == 'd' || t == 'z';
+    const size_t sz = (t == 's') ? 4 : (t == 'd' || t == 'c') ? 8 : 16;
+    const size_t bytes = (size_t)n * n * batch * sz, reals = bytes / (dbl ? 8 : 4);
+    std::vector<char> hb(bytes);
+    unsigned long long s = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < reals; ++i) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        if (dbl) ((double*)hb.data())[i] = u; else ((float*)hb.data())[i] = (float)u;
+    }
+    if (dd)
+        for (size_t k = 0; k < (size_t)batch; ++k)
+            for (int i = 0; i < n; ++i) {
+                const size_t at = (k * n * n + (size_t)i * n + i) * (cplx ? 2 : 1);
+                if (dbl) ((double*)hb.data())[at] += n; else ((float*)hb.data())[at] += n;
+            }
+    return hb;
 }
