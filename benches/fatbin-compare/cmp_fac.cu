@@ -1,14 +1,14 @@
-// Times two factorization kernels of kernels/batched_lu.cu that take the blocked kernels'
-// arguments (`getrf_blocked_*`, `getrf_whole_*`: one block per matrix, dynamic shared memory)
-// on the same matrices in one process, and says whether their factors, pivots and infos are
-// identical. See README.md.
+// Times two or more factorization kernels of kernels/batched_lu.cu (or experimental builds of
+// it) that take the blocked kernels' arguments (`getrf_blocked_*`: one block per matrix,
+// dynamic shared memory) on the same matrices in one process, and says whether each one's
+// factors, pivots and infos are identical to the first one's. See README.md.
 //
 // Usage: cmp_fac TYPE N BATCH REPS DD A.img KERNEL_A THREADS_A SMEM_A B.img KERNEL_B THREADS_B SMEM_B [C.img ...]
 //   (each further group of four: one more kernel, compared with A)
 //   TYPE s|d|c|z; DD 1: n added to the diagonal (no interchanges), 0: general random matrices;
-//   SMEM the dynamic shared memory (`blocked_smem` / `whole_smem` in gpu.rs).
+//   SMEM the dynamic shared memory (`blocked_smem` in gpu.rs for the kernel's panel width).
 // Kernel time only: the f32, c64 and c128 blocked kernels' non-finite scan is not run (info is
-// zeroed before each launch), while the whole-matrix kernels check their matrices themselves.
+// zeroed before each launch).
 #include "driver.h"
 #include <cstring>
 #include <string>
