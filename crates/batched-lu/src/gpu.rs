@@ -24,7 +24,9 @@
 //!   parts; see [`tri4_shape`]), with the same exceptions.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory, the f64 update on the tensor cores; see
-//!   [`blocked_ld`]), `getrs_blocked_nb*` and `getri_blocked_nb*`
+//!   [`blocked_ld`]; f64 at its 16-wide, 64-register configuration, 65..=256:
+//!   `getrf_lookahead_nb16_r64`, which solves the next panel's upper rows while one warp
+//!   factors the panel, see [`factor_kernel`]), `getrs_blocked_nb*` and `getri_blocked_nb*`
 //!   (one block per matrix and chunk of `nb` right-hand-side columns). The panel width `nb` and
 //!   the thread count come from [`blocked_config`].
 
@@ -236,6 +238,20 @@ pub(crate) fn blocked_config<T: Scalar>(
     Some(c)
 }
 
+/// The name (without the type's suffix) of the blocked factorization kernel for configuration
+/// `cfg`: `getrf_blocked_nb{nb}{regs}`, except for f64 with 16-wide panels and 64 registers
+/// (its table's configuration at 65..=256), `getrf_lookahead_nb16_r64`: the same factors bit
+/// for bit, 4–14 % faster there on the same thread counts (1–14 % on general matrices), 13 % at
+/// 224..=256 with the 160 threads its table gives there (docs/perf-notes.md, Batched LU
+/// Versions 21 and 22).
+pub(crate) fn factor_kernel<T: Scalar>(cfg: &Blocked) -> String {
+    if T::PREFIX == 'd' && cfg.nb == 16 && cfg.regs == crate::tuning::RegCap::R64 {
+        "getrf_lookahead_nb16_r64".to_string()
+    } else {
+        format!("getrf_blocked_nb{}{}", cfg.nb, cfg.regs.suffix())
+    }
+}
+
 /// The blocked kernel `base` (`getrf_blocked`, `getrs_blocked` or `getri_blocked`) of type `T`
 /// in the configuration the table (or the override) gives `kernel` at order `n`, opted in to
 /// its shared memory; with its panel width, threads per block and shared memory in bytes.
@@ -254,7 +270,11 @@ fn blocked_fn<T: Scalar>(
         ),
     })?;
     let (nb, threads) = (cfg.nb, cfg.threads);
-    let name = format!("{base}_nb{nb}{}", cfg.regs.suffix());
+    let name = if kernel == Kernel::Factor {
+        factor_kernel::<T>(&cfg)
+    } else {
+        format!("{base}_nb{nb}{}", cfg.regs.suffix())
+    };
     let f = function(dev, &MODULE, &kernel_name::<T>(&name))?;
     let smem = blocked_smem::<T>(n, nb, kernel);
     if smem > 48 * 1024 {
@@ -842,6 +862,38 @@ mod tests {
             );
             assert_entry::<T>(&format!("getrf_rows_w{nw}_r{r}_n{nmax}"), n);
         }
+    }
+
+    /// Every configuration the tables give has its kernels in the compiled module: the
+    /// factorization's ([`factor_kernel`]) and the solves'.
+    fn blocked_kernels_exist<T: Scalar>() {
+        for n in [33, 48, 64, 65, 100, 128, 129, 190, 256, 257, 384, 512, 1024] {
+            let f = crate::tuning::blocked::<T>(n, Kernel::Factor);
+            assert_entry::<T>(&factor_kernel::<T>(&f), n);
+            let s = crate::tuning::blocked::<T>(n, Kernel::Solve);
+            for base in ["getrs_blocked", "getri_blocked"] {
+                assert_entry::<T>(&format!("{base}_nb{}{}", s.nb, s.regs.suffix()), n);
+            }
+        }
+    }
+
+    #[test]
+    fn every_blocked_configuration_has_its_kernels() {
+        blocked_kernels_exist::<f32>();
+        blocked_kernels_exist::<f64>();
+        blocked_kernels_exist::<Complex32>();
+        blocked_kernels_exist::<Complex64>();
+        // f64 factors with the look-ahead at 65..=256, with the blocked kernel elsewhere.
+        let f64_factor =
+            |n| factor_kernel::<f64>(&crate::tuning::blocked::<f64>(n, Kernel::Factor));
+        assert_eq!(f64_factor(65), "getrf_lookahead_nb16_r64");
+        assert_eq!(f64_factor(256), "getrf_lookahead_nb16_r64");
+        assert_eq!(f64_factor(257), "getrf_blocked_nb16_r80");
+        assert_eq!(f64_factor(64), "getrf_blocked_nb16_r48");
+        assert_eq!(
+            factor_kernel::<f32>(&crate::tuning::blocked::<f32>(190, Kernel::Factor)),
+            "getrf_blocked_nb16_r48"
+        );
     }
 
     #[test]
