@@ -92,13 +92,19 @@ const REAL_SINGLE: Table = &[
 ];
 // The factorization at 49..256 re-swept with its update on the tensor cores (docs/perf-notes.md,
 // Batched LU Version 11): 16-wide panels from 49 on; re-swept again at 64..256 in Version 12
-// (96 threads at 65..128, the 64-register variant at 129..256).
+// (96 threads at 65..128, the 64-register variant at 129..256). Its 16-wide, 64-register
+// entries (65..256) run the look-ahead form of the factorization, `getrf_lookahead_nb16_r64_d`
+// (gpu.rs, `factor_kernel`; Batched LU Versions 21 and 22), whose thread counts were swept at
+// 100, 128, 160, 190, 208, 224, 240 and 256 (64..256 threads): 96 stayed best at 100 and 128,
+// 128 at 160..208; 160 threads won from 224 (0.873–0.874 of `getrf_blocked` on 128 threads at
+// 224, 240 and 256, against 0.949–0.953 for the look-ahead on 128; the harness's matrices).
 const REAL_DOUBLE: Table = &[
     (33, c(8, 64, R64), c(8, 64, R64)),
     (48, c(8, 64, R48), c(8, 64, R64)),
     (64, c(16, 64, R48), c(8, 64, R64)),
     (128, c(16, 96, R64), c(8, 64, R64)),
-    (256, c(16, 128, R64), c(8, 64, R64)),
+    (208, c(16, 128, R64), c(8, 64, R64)),
+    (256, c(16, 160, R64), c(8, 64, R64)),
     // Swept at 384 and 512 with 64..128 threads: the factorization's best stayed; getri
     // 136.4 → 123.8 ms (n = 384, batch 10000) and 251.5 → 209.1 ms (n = 512, batch 7152) with
     // 128 threads.

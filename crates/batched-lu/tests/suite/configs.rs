@@ -23,7 +23,7 @@ impl Drop for Reset {
 fn configs() -> Vec<Blocked> {
     let mut v = Vec::new();
     for nb in [8, 16, 32] {
-        for threads in [64, 96, 128, 256] {
+        for threads in [64, 96, 128, 160, 256] {
             for regs in [RegCap::R80, RegCap::R64, RegCap::R48] {
                 v.push(Blocked { nb, threads, regs });
             }
