@@ -1654,6 +1654,28 @@ __device__ __forceinline__ void left_swaps(T* a, int n, int j0, const int* swp) 
     }
 }
 
+// The interchanges of the panel j0..j0 + w applied to the columns left of it: from the swap
+// list (`left_swaps`) where `list_swaps`, else (c128) a thread per column stepping through the
+// pivots in ipiv.
+template <class T, int NB>
+__device__ __forceinline__ void swap_left_columns(T* a, int n, int j0, int w, const int* ipiv, const int* swp) {
+    if constexpr (list_swaps<T>()) {
+        left_swaps<T, NB>(a, n, j0, swp);
+    } else {
+        for (int col = threadIdx.x; col < j0; col += blockDim.x) {
+            T* x = a + (i64)col * n;
+            for (int c = 0; c < w; ++c) {
+                const int j = j0 + c, p = ipiv[j] - 1;
+                if (p != j) {
+                    const T t = x[j];
+                    x[j] = x[p];
+                    x[p] = t;
+                }
+            }
+        }
+    }
+}
+
 template <class T, int NB, int CPT>
 __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, int* __restrict__ info, Batch b) {
     const int k = blockIdx.x;
@@ -1732,21 +1754,7 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         // panel stay where they were: the next panel is gathered through the permutation.
         copy_tile<4, T>(
             n, w, [&](int i, int c) { return P[i + c * ldp]; }, [&](int i, int c, T v) { a[i + (i64)(j0 + c) * n] = v; });
-        if constexpr (list_swaps<T>()) {
-            left_swaps<T, NB>(a, n, j0, swp);
-        } else {
-            for (int col = threadIdx.x; col < j0; col += blockDim.x) {
-                T* x = a + (i64)col * n;
-                for (int c = 0; c < w; ++c) {
-                    const int j = j0 + c, p = ipiv[j] - 1;
-                    if (p != j) {
-                        const T t = x[j];
-                        x[j] = x[p];
-                        x[p] = t;
-                    }
-                }
-            }
-        }
+        swap_left_columns<T, NB>(a, n, j0, w, ipiv, swp);
         __syncthreads();
         if (last) break;
     }
@@ -1850,21 +1858,7 @@ __device__ void getrf_lookahead(T* __restrict__ abase, int* __restrict__ pivbase
         copy_tile<4, T>(
             n - j0, w, [&](int i, int c) { return P[j0 + i + c * ldp]; },
             [&](int i, int c, T v) { a[j0 + i + (i64)(j0 + c) * n] = v; });
-        if constexpr (list_swaps<T>()) {
-            left_swaps<T, NB>(a, n, j0, sm.swp);
-        } else {
-            for (int col = threadIdx.x; col < j0; col += blockDim.x) {
-                T* x = a + (i64)col * n;
-                for (int c = 0; c < w; ++c) {
-                    const int j = j0 + c, p = ipiv[j] - 1;
-                    if (p != j) {
-                        const T t = x[j];
-                        x[j] = x[p];
-                        x[p] = t;
-                    }
-                }
-            }
-        }
+        swap_left_columns<T, NB>(a, n, j0, w, ipiv, sm.swp);
         __syncthreads();
         if (last) break;
         // The next panel: its rows j0..n (rows 0..j0 too, and their solve, without a look-ahead).
