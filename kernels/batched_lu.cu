@@ -1066,11 +1066,11 @@ struct AfterWarp0 {
 
 // Warp 0 passes `count` barriers of its own (named barrier 2 for 32 threads: no waiting), one
 // for each barrier 1 that the other warps pass meanwhile. No ordering depends on them: they keep
-// the kernel checkable by compute-sanitizer's racecheck, which orders two warps' shared-memory
-// accesses by the barriers each has passed, and with warp 0 behind the others by the count of
-// barrier 1 reports hazards between accesses that __syncthreads orders (the reduced kernel
-// benches/fatbin-compare/racecheck_barrier_count.cu shows that report on a kernel with no race;
-// with these passes the look-ahead is racecheck-clean, its time unchanged within 0.5 %:
+// the kernel checkable by compute-sanitizer's racecheck, which, with warp 0 behind the others by
+// a few passes of barrier 1, reports hazards between accesses that __syncthreads orders (it
+// seems to order warps by the barriers each has passed; the reduced kernel
+// benches/fatbin-compare/racecheck_barrier_count.cu gets that report with no race in it; with
+// these passes the look-ahead is racecheck-clean, its time unchanged within 0.5 %:
 // docs/perf-notes.md, Batched LU Version 22).
 __device__ __forceinline__ void pass_barriers(int count) {
     for (int i = 0; i < count; ++i) asm volatile("bar.sync 2, 32;" ::: "memory");
