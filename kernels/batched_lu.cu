@@ -1676,6 +1676,20 @@ __device__ __forceinline__ void swap_left_columns(T* a, int n, int j0, int w, co
     }
 }
 
+// Rows r0..r1 of the panel whose first column is column jc of A (wc columns; NB in P, the
+// padding zero) gathered through the permutation by asynchronous copies of the threads of G.
+template <class T, int NB, class G>
+__device__ __forceinline__ void gather_panel(T* P, int ldp, const T* a, const int* perm, int n, int r0, int r1, int jc,
+                                             int wc) {
+    for (int c = 0; c < NB; ++c)
+        for (int i = r0 + G::tid(); i < r1; i += G::count()) {
+            if (i < n && c < wc)
+                cp_async_elem(P + i + c * ldp, a + perm[i] + (i64)(jc + c) * n);
+            else
+                P[i + c * ldp] = zero<T>();
+        }
+}
+
 template <class T, int NB, int CPT>
 __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, int* __restrict__ info, Batch b) {
     const int k = blockIdx.x;
@@ -1700,13 +1714,7 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         const bool last = j0 + NB >= n;
         // The panel's gather through the permutation, by asynchronous copies (the padding
         // stored as zeros).
-        for (int c = 0; c < NB; ++c)
-            for (int i = threadIdx.x; i < ldp; i += blockDim.x) {
-                if (i < n && c < w)
-                    cp_async_elem(P + i + c * ldp, a + sm.perm[i] + (i64)(j0 + c) * n);
-                else
-                    P[i + c * ldp] = zero<T>();
-            }
+        gather_panel<T, NB, WholeBlock>(P, ldp, a, sm.perm, n, 0, ldp, j0, w);
         cp_async_wait();
         __syncthreads();
         // The columns left of the panel hold L with every interchange so far applied (in
@@ -1759,20 +1767,6 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         if (last) break;
     }
     if (threadIdx.x == 0) info[k] = inf;
-}
-
-// Rows r0..r1 of the panel whose first column is column jc of A (wc columns; NB in P, the
-// padding zero) gathered through the permutation by asynchronous copies of the threads of G.
-template <class T, int NB, class G>
-__device__ __forceinline__ void gather_panel(T* P, int ldp, const T* a, const int* perm, int n, int r0, int r1, int jc,
-                                             int wc) {
-    for (int c = 0; c < NB; ++c)
-        for (int i = r0 + G::tid(); i < r1; i += G::count()) {
-            if (i < n && c < wc)
-                cp_async_elem(P + i + c * ldp, a + perm[i] + (i64)(jc + c) * n);
-            else
-                P[i + c * ldp] = zero<T>();
-        }
 }
 
 // `getrf_blocked` for the real types with a look-ahead: while warp 0 factors the panel j0..j0+NB
