@@ -7,7 +7,8 @@
 //   FACTOR.cubin:KERNEL_F in a 13th argument, with the same LANES and THREADS 128);
 //   TYPE s|d|c|z; DD 1: n added to the diagonal (no interchanges), 0: general matrices;
 //   LANES: lanes per matrix (getrf_small / getri_small: W), 0 for one block of THREADS per
-//   matrix (getrf_rows).
+//   matrix (getrf_rows). OP f takes an optional 13th argument THREADS_B, B's own thread count
+//   (kernels of one block per matrix with another block size).
 #include "driver.h"
 #include <cstring>
 #include <string>
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
                 cudaMemcpy(a, a0, bytes, cudaMemcpyDeviceToDevice);
                 void* args[] = {&a, &piv, &info, &batch, &n, &stride};
                 cudaEventRecord(e0);
-                rc = launch(f, grid_of(threads), 1, 1, threads, 1, 1, 0, 0, args, 0);
+                const int th = which == 1 && argc > 13 ? atoi(argv[13]) : threads;
+                rc = launch(f, grid_of(th), 1, 1, th, 1, 1, 0, 0, args, 0);
             } else {
                 cudaMemset(x, 0, bytes);
                 const unsigned smem = (unsigned)(threads * (lanes + 1) * sz);
