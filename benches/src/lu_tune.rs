@@ -2,7 +2,9 @@
 //!
 //! For each order n ≥ 33 and type, times our `getrf_batched` and `getri_batched` (batch 10000,
 //! or what fits) for every panel width `nb ∈ {8, 16, 32}` (16 and 8 only for c128), every
-//! thread count in {64, 96, 128}, plus 256 from n = 256 on (below, 256 never won a sweep once the
+//! thread count in {32, 64, 96, 128} (one-warp blocks: up to 32 resident blocks per
+//! multiprocessor, the fastest for c128 at 33..96, c64 at 65..160 and f32 at 97..128; Batched
+//! LU Version 23), plus 256 from n = 256 on (below, 256 never won a sweep once the
 //! register caps existed; at 512, where the panel's shared memory leaves room for three blocks
 //! per multiprocessor whatever their size, it took 5–24 % less time than 128), and every
 //! register cap (80, 64, 48), and prints one line
@@ -73,7 +75,7 @@ fn sweep_one<T: Scalar>(cx: &LuCtx<'_>, n: usize, wanted: usize) -> Result<Vec<T
     };
     let mut out = Vec::new();
     let configs = widths.iter().flat_map(|&nb| {
-        [64u32, 96, 128, 256]
+        [32u32, 64, 96, 128, 256]
             .into_iter()
             .filter(move |&threads| threads < 256 || n >= 256)
             .flat_map(move |threads| {

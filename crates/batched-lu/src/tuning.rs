@@ -4,9 +4,11 @@
 //! (`getrs_blocked_*` / `getri_blocked_*`, which read the factors whatever `nb` made them).
 //!
 //! The table is the fastest configuration found by `gpu-bench --only lu-tune` (a sweep over
-//! `nb ∈ {8, 16, 32}`, 64, 96 and 128 threads and the three register caps at n = 33, 48, 64, 100,
-//! 128, 190 and 256, batch 10000, on an H100; the factorization column at 64..256 and the 96-thread
-//! entries from the Batched LU Version 12 sweep); see `docs/perf-notes.md` for the sweeps. Orders
+//! `nb ∈ {8, 16, 32}`, 64, 96 and 128 threads (32 too from Batched LU Version 23, whose
+//! measurements moved c128 33..96, c64 65..160 and f32 97..128 to one-warp blocks) and the three
+//! register caps at n = 33, 48, 64, 100, 128, 190 and 256, batch 10000, on an H100; the
+//! factorization column at 64..256 and the 96-thread entries from the Batched LU Version 12
+//! sweep); see `docs/perf-notes.md` for the sweeps. Orders
 //! between the measured ones use the entry of the next larger measured order; orders above
 //! 256 use the entry of 256, except where a later sweep at 384 and 512 (f64 and c128) found
 //! better: the f64 solve kernels with 128 threads there, the c128 ones with 256 above 384
@@ -80,12 +82,14 @@ use RegCap::{R48, R64, R80};
 /// last row covers every larger n.
 type Table = &'static [(usize, Blocked, Blocked)];
 
-// The factorization at 64..190 re-swept with 96 threads among the choices (Version 12).
+// The factorization at 64..190 re-swept with 96 threads among the choices (Version 12); at
+// 97..128 one-warp blocks (Batched LU Version 23: 0.938 of the time of 96 threads at 100,
+// 0.922 of 64 at 128; against 96 threads 1.026 at 144, 1.14 at 160, 1.30 at 190).
 const REAL_SINGLE: Table = &[
     (33, c(8, 64, R48), c(8, 64, R48)),
     (64, c(16, 96, R48), c(8, 64, R48)),
-    (100, c(16, 96, R48), c(8, 64, R64)),
-    (128, c(16, 64, R48), c(8, 64, R64)),
+    (100, c(16, 32, R48), c(8, 64, R64)),
+    (128, c(16, 32, R48), c(8, 64, R64)),
     (190, c(16, 96, R48), c(8, 64, R64)),
     (384, c(16, 128, R48), c(8, 64, R64)),
     (usize::MAX, c(16, 256, R48), c(8, 64, R64)),
@@ -111,11 +115,15 @@ const REAL_DOUBLE: Table = &[
     (384, c(16, 128, R80), c(8, 128, R64)),
     (usize::MAX, c(16, 256, R80), c(8, 128, R64)),
 ];
-// Factorization at 64..190 and the inverse at 256 re-swept in Version 12.
+// Factorization at 64..190 and the inverse at 256 re-swept in Version 12; at 65..160 one-warp
+// blocks of 8-wide panels (Batched LU Version 23: 0.832 of the time of c(8, 64, R64) at 100,
+// 0.899 of c(16, 64, R80) at 128; of c(16, 96, R80) 0.899 at 144, 0.960 at 160, 1.004 at 176
+// and 1.10 at 190).
 const COMPLEX_SINGLE: Table = &[
     (64, c(8, 64, R64), c(8, 64, R64)),
-    (100, c(8, 64, R64), c(8, 64, R64)),
-    (128, c(16, 64, R80), c(8, 64, R64)),
+    (100, c(8, 32, R80), c(8, 64, R64)),
+    (128, c(8, 32, R80), c(8, 64, R64)),
+    (160, c(8, 32, R80), c(8, 64, R64)),
     (190, c(16, 96, R80), c(8, 64, R64)),
     (256, c(16, 128, R80), c(8, 64, R80)),
     // Above 256 the solve entry follows f64's (the same element size; the sweep at 384 and 512
@@ -126,9 +134,12 @@ const COMPLEX_SINGLE: Table = &[
 // The factorization at 64 and 190 and the inverse at 190 re-swept in Version 12; 256 and 512
 // re-swept with 256 threads among the choices in Version 20 (H100): at 512 the inverse took
 // 288.5 ms with 256 threads against 315.3 with 128 (batch 3576); at 256, 128 threads stayed the
-// fastest for both (256 threads: 62.8 / 161.4 ms against 54.6 / 105.6).
+// fastest for both (256 threads: 62.8 / 161.4 ms against 54.6 / 105.6). The factorization of
+// 33..96 on one-warp blocks (Batched LU Version 23: 0.61, 0.71, 0.81, 0.83, 0.89 and 0.96 of
+// the time of 64 threads at 33, 48, 64, 72, 80 and 90; 1.00 at 100, 1.18 at 128).
 const COMPLEX_DOUBLE: Table = &[
-    (64, c(8, 64, R80), c(8, 64, R64)),
+    (64, c(8, 32, R80), c(8, 64, R64)),
+    (96, c(8, 32, R80), c(8, 64, R80)),
     (128, c(8, 64, R80), c(8, 64, R80)),
     (190, c(8, 96, R80), c(8, 96, R80)),
     (384, c(8, 128, R80), c(8, 128, R80)),

@@ -23,7 +23,7 @@ impl Drop for Reset {
 fn configs() -> Vec<Blocked> {
     let mut v = Vec::new();
     for nb in [8, 16, 32] {
-        for threads in [64, 96, 128, 160, 256] {
+        for threads in [32, 64, 96, 128, 160, 256] {
             for regs in [RegCap::R80, RegCap::R64, RegCap::R48] {
                 v.push(Blocked { nb, threads, regs });
             }
@@ -83,8 +83,17 @@ fn all_configs<T: Scalar>(dev: &Device, orders: &[usize]) {
 gpu_blas::device_tests! {
     fn every_blocked_configuration(dev) {
         if gpu_blas::testing::under_sanitizer() {
-            // Every kernel variant once, at one order with a partial last panel.
+            // Every kernel variant once, at one order with a partial last panel, and the
+            // one-warp blocks the table gives the other types.
             all_configs::<f64>(dev, &[40]);
+            let _reset = Reset;
+            for (nb, regs) in [(16, RegCap::R48), (8, RegCap::R80)] {
+                let cfg = Blocked { nb, threads: 32, regs };
+                set_blocked_config(Some(cfg));
+                check::<f32>(dev, 40, cfg);
+                check::<Complex32>(dev, 40, cfg);
+                check::<Complex64>(dev, 40, cfg);
+            }
             return;
         }
         all_configs::<f32>(dev, &[33, 70]);
