@@ -84,13 +84,15 @@ type Table = &'static [(usize, Blocked, Blocked)];
 
 // The factorization at 64..190 re-swept with 96 threads among the choices (Version 12); at
 // 97..128 one-warp blocks (Batched LU Version 23: 0.938 of the time of 96 threads at 100,
-// 0.922 of 64 at 128; against 96 threads 1.026 at 144, 1.14 at 160, 1.30 at 190).
+// 0.922 of 64 at 128; against 96 threads 1.026 at 144, 1.14 at 160, 1.30 at 190). The solves
+// at 97..190 on one-warp blocks too (Version 23's `lu-tune` run: the blocked inverse 0.80, 0.84
+// and 0.88 of c(8, 64, R64)'s time at 100, 128 and 190).
 const REAL_SINGLE: Table = &[
     (33, c(8, 64, R48), c(8, 64, R48)),
     (64, c(16, 96, R48), c(8, 64, R48)),
-    (100, c(16, 32, R48), c(8, 64, R64)),
-    (128, c(16, 32, R48), c(8, 64, R64)),
-    (190, c(16, 96, R48), c(8, 64, R64)),
+    (100, c(16, 32, R48), c(8, 32, R64)),
+    (128, c(16, 32, R48), c(8, 32, R64)),
+    (190, c(16, 96, R48), c(8, 32, R64)),
     (384, c(16, 128, R48), c(8, 64, R64)),
     (usize::MAX, c(16, 256, R48), c(8, 64, R64)),
 ];
@@ -118,11 +120,12 @@ const REAL_DOUBLE: Table = &[
 // Factorization at 64..190 and the inverse at 256 re-swept in Version 12; at 65..160 one-warp
 // blocks of 8-wide panels (Batched LU Version 23: 0.832 of the time of c(8, 64, R64) at 100,
 // 0.899 of c(16, 64, R80) at 128; of c(16, 96, R80) 0.899 at 144, 0.960 at 160, 1.004 at 176
-// and 1.10 at 190).
+// and 1.10 at 190); the solves at 65..128 too (Version 23's `lu-tune` run: the blocked inverse
+// 0.83 and 0.88 of c(8, 64, R64)'s time at 100 and 128, 1.01 at 190).
 const COMPLEX_SINGLE: Table = &[
     (64, c(8, 64, R64), c(8, 64, R64)),
-    (100, c(8, 32, R80), c(8, 64, R64)),
-    (128, c(8, 32, R80), c(8, 64, R64)),
+    (100, c(8, 32, R80), c(8, 32, R80)),
+    (128, c(8, 32, R80), c(8, 32, R80)),
     (160, c(8, 32, R80), c(8, 64, R64)),
     (190, c(16, 96, R80), c(8, 64, R64)),
     (256, c(16, 128, R80), c(8, 64, R80)),
@@ -136,9 +139,11 @@ const COMPLEX_SINGLE: Table = &[
 // 288.5 ms with 256 threads against 315.3 with 128 (batch 3576); at 256, 128 threads stayed the
 // fastest for both (256 threads: 62.8 / 161.4 ms against 54.6 / 105.6). The factorization of
 // 33..96 on one-warp blocks (Batched LU Version 23: 0.61, 0.71, 0.81, 0.83, 0.89 and 0.96 of
-// the time of 64 threads at 33, 48, 64, 72, 80 and 90; 1.00 at 100, 1.18 at 128).
+// the time of 64 threads at 33, 48, 64, 72, 80 and 90; 1.00 at 100, 1.18 at 128); the solves
+// of 33..64 too (Version 23's `lu-tune` run: the blocked inverse 0.77, 0.84 and 0.90 of
+// c(8, 64, R64)'s time at 33, 48 and 64; 1.09 of c(8, 64, R80)'s at 100).
 const COMPLEX_DOUBLE: Table = &[
-    (64, c(8, 32, R80), c(8, 64, R64)),
+    (64, c(8, 32, R80), c(8, 32, R80)),
     (96, c(8, 32, R80), c(8, 64, R80)),
     (128, c(8, 64, R80), c(8, 64, R80)),
     (190, c(8, 96, R80), c(8, 96, R80)),
