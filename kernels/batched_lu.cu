@@ -1690,23 +1690,34 @@ __device__ __forceinline__ void gather_panel(T* P, int ldp, const T* a, const in
         }
 }
 
+// Whether the factorization's block k has nothing to do: an empty matrix (info 0 written) or,
+// where the kernel does not check its matrix itself (`validate_inside`), one the scan marked
+// non-finite (left as it was: the scan wrote its pivots and info).
+template <class T> __device__ __forceinline__ bool factor_skipped(int* info, int k, int n) {
+    if (n == 0) {
+        if (threadIdx.x == 0) info[k] = 0;
+        return true;
+    }
+    return !validate_inside<T>() && info[k] < 0;
+}
+
+// The logical-row permutation in shared memory set to the identity, for the whole block.
+__device__ __forceinline__ void identity_perm(int* perm, int n) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) perm[i] = i;
+    __syncthreads();
+}
+
 template <class T, int NB, int CPT>
 __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, int* __restrict__ info, Batch b) {
     const int k = blockIdx.x;
     const int n = b.order(k);
-    if (n == 0) {
-        if (threadIdx.x == 0) info[k] = 0;
-        return;
-    }
-    // Marked by the scan: left as it was (the scan wrote its pivots and info).
-    if (!validate_inside<T>() && info[k] < 0) return;
+    if (factor_skipped<T>(info, k, n)) return;
     T* a = abase + b.a_at(k);
     int* ipiv = pivbase + b.p_at(k);
     Smem<T, NB> sm(dyn_smem, n);
     T* P = sm.P;
     const int ldp = sm.ld;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) sm.perm[i] = i;
-    __syncthreads();
+    identity_perm(sm.perm, n);
     int inf = 0;
     int j0 = 0;
     for (; j0 < n; j0 += NB) {
@@ -1784,11 +1795,7 @@ __device__ void getrf_lookahead(T* __restrict__ abase, int* __restrict__ pivbase
     constexpr bool LATE = late_rows<T>(), PAIRS = diag_pairs<T>(), AS = async_diag<T>();
     const int k = blockIdx.x;
     const int n = b.order(k);
-    if (n == 0) {
-        if (threadIdx.x == 0) info[k] = 0;
-        return;
-    }
-    if (!validate_inside<T>() && info[k] < 0) return;
+    if (factor_skipped<T>(info, k, n)) return;
     T* a = abase + b.a_at(k);
     int* ipiv = pivbase + b.p_at(k);
     Smem<T, NB> sm(dyn_smem, n);
@@ -1797,8 +1804,7 @@ __device__ void getrf_lookahead(T* __restrict__ abase, int* __restrict__ pivbase
     const FacAcc<T, 0> acc{a, n};
     // With one warp there is no one to look ahead: it solves the rows 0..j0 after the panel.
     const bool la = blockDim.x > 32;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) sm.perm[i] = i;
-    __syncthreads();
+    identity_perm(sm.perm, n);
     gather_panel<T, NB, WholeBlock>(P, ldp, a, sm.perm, n, 0, ldp, 0, min(NB, n));
     cp_async_wait();
     __syncthreads();
