@@ -83,8 +83,9 @@ fn all_configs<T: Scalar>(dev: &Device, orders: &[usize]) {
 gpu_blas::device_tests! {
     fn every_blocked_configuration(dev) {
         if gpu_blas::testing::under_sanitizer() {
-            // Every kernel variant once, at one order with a partial last panel, and the
-            // one-warp blocks the table gives the other types.
+            // Every kernel variant once, at one order with a partial last panel, and for the
+            // other types both one-warp configurations their tables use (c(16, 32, R48) and
+            // c(8, 32, R80)).
             all_configs::<f64>(dev, &[40]);
             let _reset = Reset;
             for (nb, regs) in [(16, RegCap::R48), (8, RegCap::R80)] {
