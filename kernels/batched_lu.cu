@@ -255,9 +255,14 @@ template <int CH, class T> __device__ __forceinline__ void chunk_set(T* x, int c
 // * SMEM: the lane holding the pivot row writes its columns j.. to shared memory 16 bytes at a
 //   time and the others read them back (two rows per group in `buf`, alternating by step), else
 //   every element is shuffled from that lane.
-template <class T, int W, bool RED, bool SMEM, int CH>
-__device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int batch, int n,
+//
+// FULL: the order is W, a compile-time constant (the kernels `getrf_small_f<W>`): no test of a
+// column or step against n is left in the code, a fifth to a quarter fewer instructions for the
+// real types (docs/perf-notes.md, Batched LU Version 24).
+template <class T, int W, bool RED, bool SMEM, int CH, bool FULL>
+__device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __restrict__ info, int batch, int n_arg,
                             i64 stride, T* __restrict__ buf) {
+    const int n = FULL ? W : n_arg;
     typedef typename Real<T>::type R;
     typedef Pack<T> PK;
     constexpr int E = PK::N;  // elements per 16 bytes
@@ -1983,7 +1988,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     extern "C" __global__ void __launch_bounds__(128, small_minb(sizeof(T), W)) getrf_small_w##W##_##P(    \
         T* a, int* ipiv, int* info, int batch, int n, i64 stride) {                                          \
         __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
-        getrf_small<T, W, small_red(W), small_smem(W), small_chunk_f<T>(W)>(                                   \
+        getrf_small<T, W, small_red(W), small_smem(W), small_chunk_f<T>(W), false>(                            \
             a, ipiv, info, batch, n, stride, reinterpret_cast<T*>(rows));                                        \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
@@ -1991,6 +1996,27 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
                                i64 a_stride, i64 inv_stride) {                                               \
         getri_small<T, W, small_chunk_i<T>(W)>(a, ipiv, info, inv, batch, n, a_stride, inv_stride,         \
                                                       reinterpret_cast<T*>(dyn_smem));                            \
+    }
+
+// The register factorization of order exactly W (`getrf_small` with FULL), instantiated where it
+// is the faster (`small_full` in crates/batched-lu/src/gpu.rs; docs/perf-notes.md, Batched LU
+// Version 24). As the general kernels, but c64 at W = 32 takes steps in chunks of two on four
+// blocks (128 registers): 0.92 of the general kernel's time there, against 1.04 in its form.
+template <class T> __host__ __device__ constexpr bool small_c64_32(int w) {
+    return w == 32 && sizeof(T) == 8 && sizeof(typename Real<T>::type) == 4;
+}
+template <class T> __host__ __device__ constexpr int small_minb_full(int w) {
+    return small_c64_32<T>(w) ? 4 : small_minb(sizeof(T), w);
+}
+template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
+    return small_c64_32<T>(w) ? 2 : small_chunk_f<T>(w);
+}
+#define SMALL_FULL(T, P, W)                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, small_minb_full<T>(W)) getrf_small_f##W##_##P(          \
+        T* a, int* ipiv, int* info, int batch, int n, i64 stride) {                                          \
+        __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
+        getrf_small<T, W, small_red(W), small_smem(W), small_chunk_full<T>(W), true>(                          \
+            a, ipiv, info, batch, n, stride, reinterpret_cast<T*>(rows));                                        \
     }
 
 // The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD> on one block
@@ -2147,10 +2173,18 @@ template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, i
 // CPT = NB: one column group, so each block reads every element of L once per panel step
 // (with NB / CPT groups each group read it again).
 COMMON(float, s)
+SMALL_FULL(float, s, 4)
+SMALL_FULL(float, s, 8)
+SMALL_FULL(float, s, 16)
+SMALL_FULL(float, s, 32)
 BLOCKED(float, s, 32, 32)
 MID_S
 ROWS_S
 COMMON(double, d)
+SMALL_FULL(double, d, 4)
+SMALL_FULL(double, d, 8)
+SMALL_FULL(double, d, 16)
+SMALL_FULL(double, d, 32)
 BLOCKED(double, d, 32, 32)
 // f64's factorization with the look-ahead, at the configuration its table gives 65..256 (16-wide
 // panels, 64 registers): 4–15 % faster than `getrf_blocked` there (docs/perf-notes.md, Batched
@@ -2162,8 +2196,16 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 MID_D
 ROWS_D
 COMMON(cf32, c)
+SMALL_FULL(cf32, c, 4)
+SMALL_FULL(cf32, c, 8)
+SMALL_FULL(cf32, c, 16)
+SMALL_FULL(cf32, c, 32)
 BLOCKED(cf32, c, 32, 32)
 MID_C
 ROWS_C
 COMMON(cf64, z)
+// Not at W = 16: 1.03 of the general kernel's time there, spilling (Version 24).
+SMALL_FULL(cf64, z, 4)
+SMALL_FULL(cf64, z, 8)
+SMALL_FULL(cf64, z, 32)
 MID_Z

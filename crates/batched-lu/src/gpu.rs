@@ -520,6 +520,20 @@ fn small_width(n: usize) -> usize {
     n.next_power_of_two().max(4)
 }
 
+/// The register factorization's kernel at order `n ≤ 32`: `getrf_small_f{n}` where `n` is its
+/// group width and that kernel, compiled for that one order, is the faster (every type at 4, 8
+/// and 32 and the real types and c64 at 16; c128 at 16 spills there), else `getrf_small_w{W}`,
+/// which takes any order up to its width `W`. Measured in docs/perf-notes.md, Batched LU
+/// Version 24.
+fn small_factor_kernel<T: Scalar>(n: usize) -> String {
+    let w = small_width(n);
+    if n == w && !(T::PREFIX == 'z' && w == 16) {
+        format!("getrf_small_f{w}")
+    } else {
+        format!("getrf_small_w{w}")
+    }
+}
+
 /// LU of every matrix in place: pivots and info written. A matrix holding a NaN or an infinity
 /// is left as it was, with pivots `1..=n` and info `−1 − e` (`e` the position of its first
 /// non-finite entry): the register kernels and f64's blocked kernel check each matrix before
@@ -541,10 +555,9 @@ pub(crate) fn getrf<T: Scalar>(
     let uniform = if !d.is_uniform() {
         None
     } else if d.n <= SMALL_MAX {
-        let w = small_width(d.n);
-        let per_block = 128 / w;
+        let per_block = 128 / small_width(d.n);
         Some((
-            format!("getrf_small_w{w}"),
+            small_factor_kernel::<T>(d.n),
             cfg(d.batch.div_ceil(per_block), 128, 0),
         ))
     } else if OVERRIDE.with(Cell::get).is_none() {
@@ -847,6 +860,29 @@ mod tests {
         // elements each (of 32640).
         assert_eq!(tri4_held(256, 4), 24512);
         assert_eq!(tri4_held(256, 0), 32640);
+    }
+
+    /// Every register factorization kernel `small_factor_kernel` picks is in the compiled
+    /// module: the exact-order kernels at the group widths (c128 16 excepted), the general ones
+    /// elsewhere.
+    fn small_kernels_exist<T: Scalar>() {
+        for n in 1..=SMALL_MAX {
+            let name = small_factor_kernel::<T>(n);
+            assert_entry::<T>(&name, n);
+            let exact = [4, 8, 16, 32].contains(&n) && !(T::PREFIX == 'z' && n == 16);
+            assert_eq!(name.starts_with("getrf_small_f"), exact, "n = {n}: {name}");
+        }
+    }
+
+    #[test]
+    fn every_register_factorization_has_its_kernel() {
+        small_kernels_exist::<f32>();
+        small_kernels_exist::<f64>();
+        small_kernels_exist::<Complex32>();
+        small_kernels_exist::<Complex64>();
+        assert_eq!(small_factor_kernel::<f64>(3), "getrf_small_w4");
+        assert_eq!(small_factor_kernel::<Complex64>(16), "getrf_small_w16");
+        assert_eq!(small_factor_kernel::<Complex64>(32), "getrf_small_f32");
     }
 
     /// Every shape `rows_shape` picks is a kernel of the compiled module with room for every

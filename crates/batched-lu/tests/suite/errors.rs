@@ -284,6 +284,9 @@ gpu_blas::device_tests! {
         // Several in one matrix, in different lanes: the smallest position is reported.
         non_finite_case::<f32>(dev, 20, 3, &[(1, 69), (1, 37), (1, 131), (2, 5)]);
         non_finite_case::<Complex64>(dev, 32, 3, &[(1, 1023), (1, 990)]);
+        // The kernels compiled for one order (n = 4, 8, 16, 32): the last entry, the first.
+        non_finite_case::<f32>(dev, 16, 5, &[(2, 255), (4, 0)]);
+        non_finite_case::<Complex32>(dev, 8, 17, &[(16, 63), (0, 9)]);
         // The block-register kernels (f32 to 64, f64 to 48, c64 to 36).
         non_finite_case::<f32>(dev, 40, 4, &[(1, 39), (1, 1599), (3, 800)]);
         non_finite_case::<f64>(dev, 47, 3, &[(0, 2208), (2, 46)]);
