@@ -1,7 +1,8 @@
 //! The CUDA backend: launches of the kernels in `kernels/batched_lu.cu`.
 //!
 //! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
-//!   matrix in the registers of a group of lanes) and `getri_small_w*`.
+//!   matrix in the registers of a group of lanes; at n = 4, 8, 16, 32 the same compiled for
+//!   that one order, `getrf_small_f*`, see [`small_factor_kernel`]) and `getri_small_w*`.
 //! * `33 ≤ n ≤ 96` for f32, `33 ≤ n ≤ 64` for f64 and c64 (uniform batches),
 //!   the factorization:
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
