@@ -248,6 +248,16 @@ template <int CH, class T> __device__ __forceinline__ void chunk_set(T* x, int c
         if (i == k) x[i] = v;
 }
 
+// Whether a chunked factorization step tests only its own chunk's columns against the step
+// (`chunk_bound`): a step k of the chunk starting at c has k < c + CH, so the columns from
+// c + CH on need no test, which ptxas does not find by itself (it tested every column of every
+// step: an ISETP before each update). Measured (docs/perf-notes.md, Batched LU Version 24): the
+// real types' row kernels 0.81–0.98 of the time, c128's 32-lane kernel 0.91; but c64's kernels
+// 1.26–1.55, so c64 keeps the test of every column.
+template <class T> __host__ __device__ constexpr bool chunk_bound() {
+    return !(sizeof(T) == 8 && sizeof(typename Real<T>::type) == 4);
+}
+
 // The pivot search and the pivot row's broadcast of `getrf_small`, each in one of two forms
 // (a compile-time choice per W, from the measurements in docs/perf-notes.md):
 // * RED (only with SMEM): the argmax by hardware reductions (`group_argmax`), else by a shuffle
@@ -264,6 +274,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
                             i64 stride, T* __restrict__ buf) {
     const int n = FULL ? W : n_arg;
     typedef typename Real<T>::type R;
+    constexpr bool CB = chunk_bound<T>();
     typedef Pack<T> PK;
     constexpr int E = PK::N;  // elements per 16 bytes
     static_assert(W % E == 0 && W <= 32, "W is 4, 8, 16 or 32");
@@ -350,7 +361,7 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
                     const int jj = q * E + e;
-                    if (jj > j && jj < n && below) r[jj] = madd(nl, v.v[e], r[jj]);
+                    if (((CB && jj >= c + CH) || jj > j) && jj < n && below) r[jj] = madd(nl, v.v[e], r[jj]);
                 }
             }
         } else {
@@ -472,7 +483,7 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
         const T nx = neg(chunk_get<CH>(x, c, j));
 #pragma unroll
         for (int i = c + 1; i < W; ++i)
-            if (i > j && i < n) x[i] = madd(F[i + j * LD], nx, x[i]);
+            if ((i >= c + CH || i > j) && i < n) x[i] = madd(F[i + j * LD], nx, x[i]);
     };
     auto bwd = [&](const int c, const int j) {
         const T xj = div_s(chunk_get<CH>(x, c, j), F[j + j * LD]);
@@ -480,7 +491,7 @@ __device__ void getri_small(const T* __restrict__ a, const int* __restrict__ ipi
         const T nx = neg(xj);
 #pragma unroll
         for (int i = 0; i < c + CH - 1; ++i)
-            if (i < j) x[i] = madd(F[i + j * LD], nx, x[i]);
+            if (i < c || i < j) x[i] = madd(F[i + j * LD], nx, x[i]);
     };
     chunked_steps<W, CH, false>(n, fwd);
     chunked_steps<W, CH, true>(n, bwd);
@@ -876,6 +887,7 @@ template <class T, int NW, int R, int NMAX, int CH> struct RowsLU {
     typedef typename std::conditional<sizeof(RT) == 8, unsigned long long, unsigned>::type KT;
     typedef Pack<T> PK;
     static constexpr int E = PK::N, CP = NMAX / E, NT = 32 * NW;
+    static constexpr bool CB = chunk_bound<T>();
     static_assert(NMAX % E == 0, "NMAX is a whole number of 16-byte packs");
     static_assert(NMAX % CH == 0, "whole chunks");
     T v[R][NMAX];
@@ -961,7 +973,7 @@ template <class T, int NW, int R, int NMAX, int CH> struct RowsLU {
                 if (col < c) continue;
 #pragma unroll
                 for (int i = 0; i < R; ++i)
-                    if (below[i] && col > k) v[i][col] = madd(nl[i], u.v[e], v[i][col]);
+                    if (below[i] && ((CB && col >= c + CH) || col > k)) v[i][col] = madd(nl[i], u.v[e], v[i][col]);
             }
         }
     }
