@@ -8,7 +8,8 @@
 //   TYPE s|d|c|z; DD 1: n added to the diagonal (no interchanges), 0: general matrices;
 //   LANES: lanes per matrix (getrf_small / getri_small: W), 0 for one block of THREADS per
 //   matrix (getrf_rows). OP f takes an optional 13th argument THREADS_B, B's own thread count
-//   (kernels of one block per matrix with another block size).
+//   (kernels of one block per matrix with another block size), and a 14th, LANES_B, B's own
+//   lanes per matrix (a register kernel holding several rows per lane).
 #include "driver.h"
 #include <cstring>
 #include <string>
@@ -28,9 +29,10 @@ int main(int argc, char** argv) {
     cudaMalloc(&piv, 4ull * n * batch); cudaMalloc(&info, 4ull * batch);
     cudaMemcpy(a0, hb.data(), bytes, cudaMemcpyHostToDevice);
     long long stride = (long long)n * n;
-    auto grid_of = [&](int per_block_threads) {
-        return lanes ? (unsigned)((batch + per_block_threads / lanes - 1) / (per_block_threads / lanes)) : (unsigned)batch;
+    auto grid_of_l = [&](int per_block_threads, int ln) {
+        return ln ? (unsigned)((batch + per_block_threads / ln - 1) / (per_block_threads / ln)) : (unsigned)batch;
     };
+    auto grid_of = [&](int per_block_threads) { return grid_of_l(per_block_threads, lanes); };
     if (op == 'i') {
         // Factor once with the given kernel.
         std::string fk = argv[13];
@@ -54,7 +56,8 @@ int main(int argc, char** argv) {
                 void* args[] = {&a, &piv, &info, &batch, &n, &stride};
                 cudaEventRecord(e0);
                 const int th = which == 1 && argc > 13 ? atoi(argv[13]) : threads;
-                rc = launch(f, grid_of(th), 1, 1, th, 1, 1, 0, 0, args, 0);
+                const int ln = which == 1 && argc > 14 ? atoi(argv[14]) : lanes;
+                rc = launch(f, grid_of_l(th, ln), 1, 1, th, 1, 1, 0, 0, args, 0);
             } else {
                 cudaMemset(x, 0, bytes);
                 const unsigned smem = (unsigned)(threads * (lanes + 1) * sz);
