@@ -2115,11 +2115,14 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past
 // about 140 KB of code (f32 one warp from 40, three warps; f64 from 48; c64), and lose
 // 10–26 % in the smaller ones (f32 two warps at 60 gains at n = 60 and loses at 57: left
-// unrolled). c64 takes chunks of 4 from 48 on, where chunks of 2 still pass 140 KB.
+// unrolled). c64 takes chunks of 4 from 48 on, where chunks of 2 still pass 140 KB. Since
+// the steps test only their chunk's columns (`chunk_bound`), f64 from 48 and f32's one-warp
+// kernel at 40 are 2–3 % faster in chunks of 2 than of 4; the other f32 chunked kernels lose
+// up to half in chunks of 2 (Version 24).
 template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, int nmax) {
     return sizeof(T) == 2 * sizeof(typename Real<T>::type) ? (nmax >= 48 ? 4 : 2)
-           : sizeof(T) == 4 ? ((r == 2 && nmax >= 40) || nw == 3 ? 4 : 1)
-                            : (nmax >= 48 ? 4 : 1);
+           : sizeof(T) == 4 ? (r == 2 && nmax == 40 ? 2 : (r == 2 && nmax >= 40) || nw == 3 ? 4 : 1)
+                            : (nmax >= 48 ? 2 : 1);
 }
 
 // The register factorization of orders up to NMAX with NW warps and R rows per thread.
