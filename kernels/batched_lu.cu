@@ -254,9 +254,10 @@ template <int CH, class T> __device__ __forceinline__ void chunk_set(T* x, int c
 // step: an ISETP before each update). Measured (docs/perf-notes.md, Batched LU Version 24): the
 // real types' row kernels 0.81–0.98 of the time, c128's 32-lane kernel 0.91; but c64's kernels
 // 1.26–1.55, so c64 keeps the test of every column.
-template <class T> __host__ __device__ constexpr bool chunk_bound() {
-    return !(sizeof(T) == 8 && sizeof(typename Real<T>::type) == 4);
+template <class T> __host__ __device__ constexpr bool is_c64() {
+    return sizeof(T) == 8 && sizeof(typename Real<T>::type) == 4;
 }
+template <class T> __host__ __device__ constexpr bool chunk_bound() { return !is_c64<T>(); }
 
 // The pivot search and the pivot row's broadcast of `getrf_small`, each in one of two forms
 // (a compile-time choice per W, from the measurements in docs/perf-notes.md):
@@ -2011,12 +2012,11 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
     }
 
 // The register factorization of order exactly W (`getrf_small` with FULL), instantiated where it
-// is the faster (`small_full` in crates/batched-lu/src/gpu.rs; docs/perf-notes.md, Batched LU
-// Version 24). As the general kernels, but c64 at W = 32 takes steps in chunks of two on four
-// blocks (128 registers): 0.92 of the general kernel's time there, against 1.04 in its form.
-template <class T> __host__ __device__ constexpr bool small_c64_32(int w) {
-    return w == 32 && sizeof(T) == 8 && sizeof(typename Real<T>::type) == 4;
-}
+// is the faster (`small_factor_kernel` in crates/batched-lu/src/gpu.rs; docs/perf-notes.md,
+// Batched LU Version 24). As the general kernels, but c64 at W = 32 takes steps in chunks of two
+// on four blocks (128 registers): 0.92 of the general kernel's time there, against 1.04 in its
+// form.
+template <class T> __host__ __device__ constexpr bool small_c64_32(int w) { return w == 32 && is_c64<T>(); }
 template <class T> __host__ __device__ constexpr int small_minb_full(int w) {
     return small_c64_32<T>(w) ? 4 : small_minb(sizeof(T), w);
 }
