@@ -9,7 +9,8 @@
 //   nothing: a lane only changes the logical position of the row it holds. For W = 32 the pivot
 //   search is a hardware reduction (redux.sync); for W >= 16 the pivot row reaches the other
 //   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
-//   reads the factors from shared memory.
+//   reads the factors from shared memory. `getrs_small` gives lane i row i of the factors (N) or
+//   column i (T, C) and solves the right-hand sides one at a time, x_j passed on by shuffles.
 // * 32 < n <= 96 (f32; f64 and c64: 64), uniform batches, LU (`getrf_rows`): the same layout
 //   over one block of one to three warps, one or two rows per thread, one block barrier per
 //   column.
@@ -36,7 +37,7 @@
 //   rows to stored rows, and each panel is gathered through it when it is loaded. f64 from 65
 //   to 256 (`getrf_lookahead`): while warp 0 factors a panel, the other warps already solve the
 //   next panel's rows above it, whose order no later interchange changes.
-// * Solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
+// * Other solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
 //   right-hand-side columns), the chunk in shared memory, blocked forward and backward
 //   substitution with the same register-tiled update.
 
@@ -403,6 +404,97 @@ __device__ void getrf_small(T* __restrict__ a, int* __restrict__ ipiv, int* __re
             if (j < n) A[pos + (i64)j * n] = r[j];
         ipiv[(i64)k * n + gl] = mypiv;
         if (gl == 0) info[k] = inf;
+    }
+}
+
+// Solves op(A_k)·x = b from the factors for n <= 32 (`getrs_small`): a group of W lanes per
+// (matrix k, chunk of `cpg` right-hand-side columns), the chunks' columns one after another.
+// Lane i holds, in registers, row i of the factors (OP 0) or column i, conjugated for OP 2, and
+// x_i. OP 0: x_i starts as b at the row the interchanges bring to i, then L·y = P^T·b forward
+// and U·x = y backward. OP 1, 2: op(A) = op(U)·op(L)·P^T, so op(U)·z = b forward (lane i holds
+// column i of U, i.e. row i of op(U)), op(L)·w = z backward, and x = P·w by one shuffle. Each
+// substitution step passes the step's final x_j to the group by a shuffle; the diagonal
+// division is done by lane j alone. A matrix with a non-zero `info` (when given) or a pivot
+// outside 1..n gets NaN in every column.
+template <class T, int W, int OP>
+__device__ void getrs_small(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
+                            T* __restrict__ x, int nrhs, int cpg, int batch, int n, i64 a_stride, i64 x_stride) {
+    const int gl = threadIdx.x % W;
+    const unsigned gm = W == 32 ? 0xffffffffu : (((1u << W) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
+    const i64 gid = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / W;
+    const int chunks = (nrhs + cpg - 1) / cpg;
+    const i64 k = gid / chunks;
+    const int c0 = (int)(gid % chunks) * cpg;
+    // Groups past the batch hold no data (the rest of their warp still shuffles by group mask).
+    if (k >= batch) return;
+    const bool row = gl < n;
+    const T* A = a + k * a_stride;
+    T f[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j)
+        f[j] = (row && j < n) ? (OP == 0 ? A[gl + (i64)j * n] : opc<OP>(A[j + (i64)gl * n])) : zero<T>();
+    // The lane's own diagonal entry, for its division (indexing f by the lane's number would put
+    // f in local memory; dividing by f[j] at every step took c128 to 255 registers and spills).
+    T d = one_t<T>();
+#pragma unroll
+    for (int j = 0; j < W; ++j)
+        if (j == gl && row) d = f[j];
+    const int pl = row ? ipiv[k * n + gl] - 1 : 0;
+    bool bad = row && (pl < 0 || pl >= n);
+    if (info != nullptr && info[k] != 0) bad = true;
+    bad = (__ballot_sync(gm, bad) & gm) != 0u;
+    // Where x_i is read from (OP 0: the interchanges walked back from the last) or taken from
+    // (OP 1, 2: walked forward); a bad matrix's positions are not used.
+    int src = gl;
+    if (OP == 0) {
+#pragma unroll
+        for (int j = W - 1; j >= 0; --j) {
+            const int p = __shfl_sync(gm, pl, j, W);
+            if (j < n) src = swapped(src, j, p);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+            const int p = __shfl_sync(gm, pl, j, W);
+            if (j < n) src = swapped(src, j, p);
+        }
+    }
+    if (bad) src = gl;
+    const int cend = min(c0 + cpg, nrhs);
+    for (int c = c0; c < cend; ++c) {
+        T* X = x + k * x_stride + (i64)c * n;
+        if (bad) {
+            if (row) X[gl] = nan_t<T>();
+            continue;
+        }
+        T xi = (row && OP == 0) ? X[src] : (row ? X[gl] : zero<T>());
+        if (OP == 0) {
+#pragma unroll
+            for (int j = 0; j < W; ++j) {
+                const T xj = shfl_idx_m(xi, j, W, gm);
+                if (j < n && gl > j) xi = msub(f[j], xj, xi);
+            }
+#pragma unroll
+            for (int j = W - 1; j >= 0; --j) {
+                if (j < n && gl == j) xi = div_s(xi, d);
+                const T xj = shfl_idx_m(xi, j, W, gm);
+                if (j < n && gl < j) xi = msub(f[j], xj, xi);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < W; ++j) {
+                if (j < n && gl == j) xi = div_s(xi, d);
+                const T xj = shfl_idx_m(xi, j, W, gm);
+                if (j < n && gl > j) xi = msub(f[j], xj, xi);
+            }
+#pragma unroll
+            for (int j = W - 1; j >= 0; --j) {
+                const T xj = shfl_idx_m(xi, j, W, gm);
+                if (j < n && gl < j) xi = msub(f[j], xj, xi);
+            }
+            xi = shfl_idx_m(xi, src, W, gm);
+        }
+        if (row) X[gl] = xi;
     }
 }
 
@@ -2003,6 +2095,13 @@ template <class T> __host__ __device__ constexpr int small_chunk_i(int w) {
         __shared__ __align__(16) unsigned char rows[2 * 128 * sizeof(T)];                                    \
         getrf_small<T, W, small_red(W), small_smem(W), small_chunk_f<T>(W), false>(                            \
             a, ipiv, info, batch, n, stride, reinterpret_cast<T*>(rows));                                        \
+    }                                                                                                        \
+    extern "C" __global__ void __launch_bounds__(128)                                                        \
+        getrs_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs, int cpg, int trans, \
+                               int batch, int n, i64 a_stride, i64 x_stride) {                               \
+        if (trans == 0) getrs_small<T, W, 0>(a, ipiv, info, x, nrhs, cpg, batch, n, a_stride, x_stride);      \
+        else if (trans == 1) getrs_small<T, W, 1>(a, ipiv, info, x, nrhs, cpg, batch, n, a_stride, x_stride); \
+        else getrs_small<T, W, 2>(a, ipiv, info, x, nrhs, cpg, batch, n, a_stride, x_stride);                 \
     }                                                                                                        \
     extern "C" __global__ void __launch_bounds__(64)                                                         \
         getri_small_w##W##_##P(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n,       \

@@ -136,6 +136,15 @@ template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
 
 // Shuffles a plain-old-data value from lane `src` of its group of `width` lanes, four bytes at a
 // time.
+// As `shfl_idx`, among the lanes of `mask` only (each of which must execute it).
+template <class A> __device__ __forceinline__ A shfl_idx_m(A v, int src, int width, unsigned mask) {
+    static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
+    union U { A a; int w[sizeof(A) / 4]; } u;
+    u.a = v;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); ++k) u.w[k] = __shfl_sync(mask, u.w[k], src, width);
+    return u.a;
+}
 template <class A> __device__ __forceinline__ A shfl_idx(A v, int src, int width = 32) {
     static_assert(sizeof(A) % 4 == 0, "value size must be a multiple of 4 bytes");
     union U { A a; int w[sizeof(A) / 4]; } u;

@@ -517,6 +517,12 @@ pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     }
 }
 
+/// Right-hand-side columns per lane group of the register solve `getrs_small_*`: the factors,
+/// loaded once per group, serve up to four columns, solved one after another.
+fn small_solve_columns(nrhs: usize) -> usize {
+    nrhs.clamp(1, 4)
+}
+
 fn small_width(n: usize) -> usize {
     n.next_power_of_two().max(4)
 }
@@ -621,29 +627,57 @@ pub(crate) fn getrs<T: Scalar>(
     let s = stream(&dev)?;
     let (b, n) = (i32_of(op, "batch", d.batch)?, i32_of(op, "n", d.n)?);
     let (as_, xs) = (i64_of(d.a_stride), i64_of(d.x_stride));
-    let (f, nb, threads, smem) = blocked_fn::<T>(op, &dev, "getrs_blocked", Kernel::Solve, d.n)?;
-    let (chunks, grid) = chunk_grid(op, d.batch, nrhs, nb)?;
     let (ap, pp, xp) = (ptr(a), ptr(piv), ptr(x));
     let ip = info.map(ptr).unwrap_or(0);
-    let (nr, ch) = (i32_of(op, "nrhs", nrhs)?, chunks as i32);
+    let nr = i32_of(op, "nrhs", nrhs)?;
     let t: i32 = match trans {
         Trans::N => 0,
         Trans::T => 1,
         Trans::C => 2,
     };
+    // n ≤ 32, uniform batches (and no forced blocked configuration): the factors in the
+    // registers of a group of W lanes per matrix and chunk of `cols` right-hand sides; else one
+    // block per matrix and chunk of `nb` columns.
+    let small = d.is_uniform() && d.n <= SMALL_MAX && OVERRIDE.with(Cell::get).is_none();
+    let (f, cols, lc) = if small {
+        let w = small_width(d.n);
+        let cpg = small_solve_columns(nrhs);
+        let (_, groups) = chunk_grid(op, d.batch, nrhs, cpg)?;
+        let grid = (groups as u64 * w as u64).div_ceil(128);
+        let grid = usize::try_from(grid)
+            .ok()
+            .filter(|g| *g <= i32::MAX as usize)
+            .ok_or_else(|| Error::SizeTooLarge {
+                op,
+                detail: format!("{groups} groups of {w} lanes"),
+            })?;
+        let name = kernel_name::<T>(&format!("getrs_small_w{w}"));
+        (function(&dev, &MODULE, &name)?, cpg, cfg(grid, 128, 0))
+    } else {
+        let (f, nb, threads, smem) =
+            blocked_fn::<T>(op, &dev, "getrs_blocked", Kernel::Solve, d.n)?;
+        let (chunks, grid) = chunk_grid(op, d.batch, nrhs, nb)?;
+        (f, chunks, cfg(grid, threads, smem))
+    };
+    let cols = cols as i32;
     let mut l = s.launch_builder(&f);
     l.arg(&ap)
         .arg(&pp)
         .arg(&ip)
         .arg(&xp)
         .arg(&nr)
-        .arg(&ch)
+        .arg(&cols)
         .arg(&t);
-    push_desc!(l, d, b, n, as_, xs);
-    // SAFETY: (a, ipiv, info, x, nrhs, chunks, trans, batch description) match the kernel;
-    // factors, pivots, info and right-hand sides lie in their buffers; the kernel checks
-    // every pivot's range before it indexes with them.
-    unsafe { l.launch(cfg(grid, threads, smem)) }.map_err(launch_error(op))?;
+    if small {
+        l.arg(&b).arg(&n).arg(&as_).arg(&xs);
+    } else {
+        push_desc!(l, d, b, n, as_, xs);
+    }
+    // SAFETY: (a, ipiv, info, x, nrhs, columns per group / column chunks, trans, then batch,
+    // n, a_stride, x_stride or the batch description) match the kernel; factors, pivots, info
+    // and right-hand sides lie in their buffers (validated by the caller); the kernels check
+    // every pivot's range before they index with them.
+    unsafe { l.launch(lc) }.map_err(launch_error(op))?;
     Ok(())
 }
 
@@ -872,6 +906,7 @@ mod tests {
             assert_entry::<T>(&name, n);
             let exact = [4, 8, 16, 32].contains(&n) && !(T::PREFIX == 'z' && n == 16);
             assert_eq!(name.starts_with("getrf_small_f"), exact, "n = {n}: {name}");
+            assert_entry::<T>(&format!("getrs_small_w{}", small_width(n)), n);
         }
     }
 
@@ -884,6 +919,9 @@ mod tests {
         assert_eq!(small_factor_kernel::<f64>(3), "getrf_small_w4");
         assert_eq!(small_factor_kernel::<Complex64>(16), "getrf_small_w16");
         assert_eq!(small_factor_kernel::<Complex64>(32), "getrf_small_f32");
+        assert_eq!(small_solve_columns(1), 1);
+        assert_eq!(small_solve_columns(3), 3);
+        assert_eq!(small_solve_columns(100), 4);
     }
 
     /// Every shape `rows_shape` picks is a kernel of the compiled module with room for every
