@@ -37,6 +37,9 @@
 //   rows to stored rows, and each panel is gathered through it when it is loaded. f64 from 65
 //   to 256 (`getrf_lookahead`): while warp 0 factors a panel, the other warps already solve the
 //   next panel's rows above it, whose order no later interchange changes.
+// * Solves of up to four right-hand sides above n = 32: a warp per (matrix, right-hand side),
+//   streaming the factors (`getrs_warp`: column by column, the solution in registers; orders
+//   past those, to 512: `getrs_tile`, a tile of columns at a time, the solution in shared memory).
 // * Other solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
 //   right-hand-side columns), the chunk in shared memory, blocked forward and backward
 //   substitution with the same register-tiled update.
@@ -423,11 +426,12 @@ __device__ void getrs_small(const T* __restrict__ a, const int* __restrict__ ipi
     const unsigned gm = W == 32 ? 0xffffffffu : (((1u << W) - 1u) << ((threadIdx.x & 31) & ~(W - 1)));
     const i64 gid = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / W;
     const int chunks = (nrhs + cpg - 1) / cpg;
-    const i64 k = gid / chunks;
+    // Groups past the batch stay (every lane of the warp takes part in every shuffle, so the
+    // compiler needs no emulation of a partial warp's shuffles) but touch no memory.
+    const bool live = gid < (i64)batch * chunks;
+    const i64 k = live ? gid / chunks : 0;
     const int c0 = (int)(gid % chunks) * cpg;
-    // Groups past the batch hold no data (the rest of their warp still shuffles by group mask).
-    if (k >= batch) return;
-    const bool row = gl < n;
+    const bool row = live && gl < n;
     const T* A = a + k * a_stride;
     T f[W];
 #pragma unroll
@@ -441,61 +445,432 @@ __device__ void getrs_small(const T* __restrict__ a, const int* __restrict__ ipi
         if (j == gl && row) d = f[j];
     const int pl = row ? ipiv[k * n + gl] - 1 : 0;
     bool bad = row && (pl < 0 || pl >= n);
-    if (info != nullptr && info[k] != 0) bad = true;
-    bad = (__ballot_sync(gm, bad) & gm) != 0u;
+    if (live && info != nullptr && info[k] != 0) bad = true;
+    bad = (__ballot_sync(0xffffffffu, bad) & gm) != 0u;
     // Where x_i is read from (OP 0: the interchanges walked back from the last) or taken from
     // (OP 1, 2: walked forward); a bad matrix's positions are not used.
     int src = gl;
     if (OP == 0) {
 #pragma unroll
         for (int j = W - 1; j >= 0; --j) {
-            const int p = __shfl_sync(gm, pl, j, W);
+            const int p = __shfl_sync(0xffffffffu, pl, j, W);
             if (j < n) src = swapped(src, j, p);
         }
     } else {
 #pragma unroll
         for (int j = 0; j < W; ++j) {
-            const int p = __shfl_sync(gm, pl, j, W);
+            const int p = __shfl_sync(0xffffffffu, pl, j, W);
             if (j < n) src = swapped(src, j, p);
         }
     }
     if (bad) src = gl;
-    const int cend = min(c0 + cpg, nrhs);
-    for (int c = c0; c < cend; ++c) {
+    // The same number of columns in every group (those past nrhs touch no memory).
+    for (int cc = 0; cc < cpg; ++cc) {
+        const int c = c0 + cc;
         T* X = x + k * x_stride + (i64)c * n;
-        if (bad) {
-            if (row) X[gl] = nan_t<T>();
-            continue;
-        }
-        T xi = (row && OP == 0) ? X[src] : (row ? X[gl] : zero<T>());
+        const bool rw = row && c < nrhs;
+        T xi = (rw && !bad) ? X[OP == 0 ? src : gl] : zero<T>();
         if (OP == 0) {
 #pragma unroll
             for (int j = 0; j < W; ++j) {
-                const T xj = shfl_idx_m(xi, j, W, gm);
+                const T xj = shfl_idx(xi, j, W);
                 if (j < n && gl > j) xi = msub(f[j], xj, xi);
             }
 #pragma unroll
             for (int j = W - 1; j >= 0; --j) {
                 if (j < n && gl == j) xi = div_s(xi, d);
-                const T xj = shfl_idx_m(xi, j, W, gm);
+                const T xj = shfl_idx(xi, j, W);
                 if (j < n && gl < j) xi = msub(f[j], xj, xi);
             }
         } else {
 #pragma unroll
             for (int j = 0; j < W; ++j) {
                 if (j < n && gl == j) xi = div_s(xi, d);
-                const T xj = shfl_idx_m(xi, j, W, gm);
+                const T xj = shfl_idx(xi, j, W);
                 if (j < n && gl > j) xi = msub(f[j], xj, xi);
             }
 #pragma unroll
             for (int j = W - 1; j >= 0; --j) {
-                const T xj = shfl_idx_m(xi, j, W, gm);
+                const T xj = shfl_idx(xi, j, W);
                 if (j < n && gl < j) xi = msub(f[j], xj, xi);
             }
-            xi = shfl_idx_m(xi, src, W, gm);
+            xi = shfl_idx(xi, src, W);
         }
-        if (row) X[gl] = xi;
+        if (rw) X[gl] = bad ? nan_t<T>() : xi;
     }
+}
+
+// v, conjugated where c.
+template <class T> __device__ __forceinline__ T conj_if(T v, bool c) { return c ? conj(v) : v; }
+
+// Sum over the warp (every lane gets it), by an exchange butterfly.
+template <class T> __device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v = add(v, shfl_xor_w(v, off, 32));
+    return v;
+}
+
+// Solves op(A_k)·x = b from the factors for one right-hand side per warp (`getrs_warp`),
+// n <= 32·R, streaming the factors from global memory once, column by column (coalesced): a
+// solve with few right-hand sides reads each factor once for two flops, so it is bound by that
+// read. Lane l holds x_i for the rows i = l + 32 r (r < R) in registers. OP 0: the
+// interchanges are applied to b in shared memory by lane 0 (LAPACK order), then L·y = P^T·b and
+// U·x = y by columns (after step j, x_j is passed to the warp by a shuffle and every lane
+// updates its rows by column j). OP 1 (T, conjugated for C where `cj`): op(U)·z = b and op(L)·w = z by dot products of the
+// columns of A with the finished part of the solution (a warp sum per step), then x = P·w in
+// shared memory. A matrix with a non-zero `info` (when given) or a pivot outside 1..n gets NaN.
+// `xs` and `ps`: 32·R elements and 32·R ints of shared memory per warp.
+template <class T, int R, int OP>
+__device__ void getrs_warp(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
+                           T* __restrict__ x, int nrhs, bool cj, int batch, Batch b, T* xs, int* ps) {
+    const int lane = threadIdx.x & 31;
+    // The warp's index through a shuffle, so that the compiler knows it (and every exit below) to
+    // be uniform over the warp: otherwise each shuffle is emitted as a loop over the converged
+    // lanes (a third of the code).
+    const int wv = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
+    const i64 gw = (i64)blockIdx.x * (blockDim.x >> 5) + wv;
+    const i64 k = gw / nrhs;
+    const int c = (int)(gw % nrhs);
+    if (k >= batch) return;
+    const int n = b.order((int)k);
+    if (n == 0) return;
+    const T* A = a + b.a_at((int)k);
+    const int* P = ipiv + b.p_at((int)k);
+    T* X = x + b.x_at((int)k) + (i64)c * n;
+    bool bad = info != nullptr && info[k] != 0;
+    for (int i = lane; i < n; i += 32) {
+        const int p = P[i] - 1;
+        bad |= p < 0 || p >= n;
+        ps[i] = p;
+        xs[i] = X[i];
+    }
+    if (__any_sync(0xffffffffu, bad)) {
+        for (int i = lane; i < n; i += 32) X[i] = nan_t<T>();
+        return;
+    }
+    __syncwarp();
+    if (OP == 0 && lane == 0) {
+        for (int j = 0; j < n; ++j) {
+            const int p = ps[j];
+            if (p != j) {
+                const T t = xs[j];
+                xs[j] = xs[p];
+                xs[p] = t;
+            }
+        }
+    }
+    __syncwarp();
+    T xr[R], d[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int i = lane + 32 * r;
+        xr[r] = i < n ? xs[i] : zero<T>();
+        d[r] = i < n ? conj_if(A[i + (i64)i * n], cj) : one_t<T>();
+    }
+    if (OP == 0) {
+        // L·y = P^T·b: after step j, rows below j take column j of L.
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int j0 = 32 * r;
+            if (j0 >= n) break;
+            const int jn = min(32, n - j0);
+#pragma unroll 1
+            for (int jj = 0; jj < jn; ++jj) {
+                const int j = j0 + jj;
+                const T xj = shfl_idx(xr[r], jj);
+                const T* col = A + (i64)j * n;
+#pragma unroll
+                for (int r2 = r; r2 < R; ++r2) {
+                    const int i = lane + 32 * r2;
+                    if (i > j && i < n) xr[r2] = msub(col[i], xj, xr[r2]);
+                }
+            }
+        }
+        // U·x = y: x_j divided by U(j, j) by its lane, then rows above j take column j of U.
+#pragma unroll
+        for (int r = R - 1; r >= 0; --r) {
+            const int j0 = 32 * r;
+            if (j0 >= n) continue;
+            const int jn = min(32, n - j0);
+#pragma unroll 1
+            for (int jj = jn - 1; jj >= 0; --jj) {
+                const int j = j0 + jj;
+                if (lane == jj) xr[r] = div_s(xr[r], d[r]);
+                const T xj = shfl_idx(xr[r], jj);
+                const T* col = A + (i64)j * n;
+#pragma unroll
+                for (int r2 = 0; r2 <= r; ++r2) {
+                    const int i = lane + 32 * r2;
+                    if (i < j) xr[r2] = msub(col[i], xj, xr[r2]);
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int i = lane + 32 * r;
+            if (i < n) X[i] = xr[r];
+        }
+        return;
+    }
+    // op(U)·z = b: z_j = (b_j − Σ_{i<j} op(U(i, j))·z_i) / op(U(j, j)), column j of A read whole.
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int j0 = 32 * r;
+        if (j0 >= n) break;
+        const int jn = min(32, n - j0);
+#pragma unroll 1
+        for (int jj = 0; jj < jn; ++jj) {
+            const int j = j0 + jj;
+            const T* col = A + (i64)j * n;
+            T sum = zero<T>();
+#pragma unroll
+            for (int r2 = 0; r2 <= r; ++r2) {
+                const int i = lane + 32 * r2;
+                if (i < j) sum = madd(conj_if(col[i], cj), xr[r2], sum);
+            }
+            sum = warp_sum(sum);
+            if (lane == jj) xr[r] = div_s(add(xr[r], neg(sum)), d[r]);
+        }
+    }
+    // op(L)·w = z: w_j = z_j − Σ_{i>j} op(L(i, j))·w_i.
+#pragma unroll
+    for (int r = R - 1; r >= 0; --r) {
+        const int j0 = 32 * r;
+        if (j0 >= n) continue;
+        const int jn = min(32, n - j0);
+#pragma unroll 1
+        for (int jj = jn - 1; jj >= 0; --jj) {
+            const int j = j0 + jj;
+            const T* col = A + (i64)j * n;
+            T sum = zero<T>();
+#pragma unroll
+            for (int r2 = r; r2 < R; ++r2) {
+                const int i = lane + 32 * r2;
+                if (i > j && i < n) sum = madd(conj_if(col[i], cj), xr[r2], sum);
+            }
+            sum = warp_sum(sum);
+            if (lane == jj) xr[r] = add(xr[r], neg(sum));
+        }
+    }
+    // x = P·w: the interchanges in reverse order.
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int i = lane + 32 * r;
+        if (i < n) xs[i] = xr[r];
+    }
+    __syncwarp();
+    if (lane == 0) {
+        for (int j = n - 1; j >= 0; --j) {
+            const int p = ps[j];
+            if (p != j) {
+                const T t = xs[j];
+                xs[j] = xs[p];
+                xs[p] = t;
+            }
+        }
+    }
+    __syncwarp();
+    for (int i = lane; i < n; i += 32) X[i] = xs[i];
+}
+
+// Σ over the warp of p[0..TB) (TB = 16 or 32): lane l (l < TB; for TB = 16 also lane l + 16)
+// gets the sum of entry l, by halving exchanges (TB − 1 of them, and 16 more for TB = 16).
+template <int TB, class T> __device__ __forceinline__ T warp_reduce_scatter(T (&p)[TB]) {
+    const int lane = threadIdx.x & 31;
+    if (TB == 16) {
+#pragma unroll
+        for (int q = 0; q < TB; ++q) p[q] = add(p[q], shfl_xor_w(p[q], 16, 32));
+    }
+#pragma unroll
+    for (int h = TB / 2; h >= 1; h >>= 1) {
+        const bool up = (lane & h) != 0;
+#pragma unroll
+        for (int q = 0; q < h; ++q) {
+            const T send = up ? p[q] : p[q + h];
+            const T keep = up ? p[q + h] : p[q];
+            p[q] = add(keep, shfl_xor_w(send, h, 32));
+        }
+    }
+    return p[0];
+}
+
+// Solves op(A_k)·x = b from the factors for one right-hand side per warp (`getrs_tile`), for
+// orders past those of `getrs_warp`, whose column-by-column steps each wait for memory there:
+// here the solution sits in shared memory and the factors are taken TB columns at a time. A
+// tile's triangle is solved in registers (lane l: row l of the TB × TB diagonal tile for OP 0,
+// column l for OP 1, conjugated where `cj`), by shuffles; the rest of the tile's columns update
+// the other rows, TB loads in flight per row (OP 0: x_i −= Σ_q A(i, j0 + q)·x_{j0+q}), or (OP 1)
+// give the tile's rows their sums Σ_i op(A(i, j0 + q))·z_i, each lane a part of the rows and all
+// TB columns, then a reduce-scatter over the warp. The diagonal is applied as its reciprocal
+// (once per tile and lane). Interchanges, validation and NaN outputs as `getrs_warp`; `xs` and
+// `ps`: n elements and n ints of shared memory per warp.
+template <class T, int TB, int OP>
+__device__ void getrs_tile(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
+                           T* __restrict__ x, int nrhs, bool cj, int batch, Batch b, T* xs, int* ps) {
+    const int lane = threadIdx.x & 31;
+    // Uniform over the warp to the compiler (see `getrs_warp`).
+    const int wv = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
+    const i64 gw = (i64)blockIdx.x * (blockDim.x >> 5) + wv;
+    const i64 k = gw / nrhs;
+    const int c = (int)(gw % nrhs);
+    if (k >= batch) return;
+    const int n = b.order((int)k);
+    if (n == 0) return;
+    const T* A = a + b.a_at((int)k);
+    const int* P = ipiv + b.p_at((int)k);
+    T* X = x + b.x_at((int)k) + (i64)c * n;
+    bool bad = info != nullptr && info[k] != 0;
+    for (int i = lane; i < n; i += 32) {
+        const int p = P[i] - 1;
+        bad |= p < 0 || p >= n;
+        ps[i] = p;
+        xs[i] = X[i];
+    }
+    if (__any_sync(0xffffffffu, bad)) {
+        for (int i = lane; i < n; i += 32) X[i] = nan_t<T>();
+        return;
+    }
+    __syncwarp();
+    if (OP == 0 && lane == 0) {
+        for (int j = 0; j < n; ++j) {
+            const int p = ps[j];
+            if (p != j) {
+                const T t = xs[j];
+                xs[j] = xs[p];
+                xs[p] = t;
+            }
+        }
+    }
+    __syncwarp();
+    const int nbk = (n + TB - 1) / TB;
+    // Row `lane` of the diagonal tile at j0 (OP 0) or its column `lane` (OP 1), conjugated where
+    // cj; zeros outside the matrix and for lanes past the tile.
+    T t[TB];
+    auto tile = [&](int j0) {
+        const int r = j0 + lane;
+#pragma unroll
+        for (int q = 0; q < TB; ++q) {
+            const int cq = j0 + q;
+            const bool in = lane < TB && r < n && cq < n;
+            t[q] = in ? conj_if(OP == 0 ? A[r + (i64)cq * n] : A[cq + (i64)r * n], cj) : zero<T>();
+        }
+    };
+    // The lane's diagonal entry's reciprocal in the tile at j0 (1 outside the matrix).
+    auto recip = [&](int j0) {
+        const int r = j0 + lane;
+        return (lane < TB && r < n) ? div_s(one_t<T>(), conj_if(A[r + (i64)r * n], cj)) : one_t<T>();
+    };
+    T xj[TB];
+    if (OP == 0) {
+        // L·y = P^T·b, a tile of TB columns at a time: the tile's triangle in registers by
+        // shuffles, then the rows below it take the tile's columns (TB loads in flight per row).
+        for (int bk = 0; bk < nbk; ++bk) {
+            const int j0 = bk * TB;
+            tile(j0);
+            T xv = (lane < TB && j0 + lane < n) ? xs[j0 + lane] : zero<T>();
+#pragma unroll
+            for (int q = 0; q < TB; ++q) {
+                xj[q] = shfl_idx(xv, q);
+                if (lane > q) xv = msub(t[q], xj[q], xv);
+            }
+            if (lane < TB && j0 + lane < n) xs[j0 + lane] = xv;
+            for (int i = j0 + TB + lane; i < n; i += 32) {
+                T acc = xs[i];
+#pragma unroll
+                for (int q = 0; q < TB; ++q)
+                    if (j0 + q < n) acc = msub(A[i + (i64)(j0 + q) * n], xj[q], acc);
+                xs[i] = acc;
+            }
+            __syncwarp();
+        }
+        // U·x = y from the last tile: its triangle (x_j times 1 / U(j, j) by its lane), then the
+        // rows above it.
+        for (int bk = nbk - 1; bk >= 0; --bk) {
+            const int j0 = bk * TB;
+            tile(j0);
+            const T d = recip(j0);
+            T xv = (lane < TB && j0 + lane < n) ? xs[j0 + lane] : zero<T>();
+#pragma unroll
+            for (int q = TB - 1; q >= 0; --q) {
+                if (lane == q) xv = mul(xv, d);
+                xj[q] = shfl_idx(xv, q);
+                if (lane < q) xv = msub(t[q], xj[q], xv);
+            }
+            if (lane < TB && j0 + lane < n) xs[j0 + lane] = xv;
+            for (int i = lane; i < j0; i += 32) {
+                T acc = xs[i];
+#pragma unroll
+                for (int q = 0; q < TB; ++q)
+                    if (j0 + q < n) acc = msub(A[i + (i64)(j0 + q) * n], xj[q], acc);
+                xs[i] = acc;
+            }
+            __syncwarp();
+        }
+        for (int i = lane; i < n; i += 32) X[i] = xs[i];
+        return;
+    }
+    // op(U)·z = b: a tile's rows first take Σ_{i<j0} op(A(i, j))·z_i (each lane a part of the
+    // sums of the tile's TB columns, then a reduce-scatter), then its triangle.
+    for (int bk = 0; bk < nbk; ++bk) {
+        const int j0 = bk * TB;
+#pragma unroll
+        for (int q = 0; q < TB; ++q) xj[q] = zero<T>();
+        for (int i = lane; i < j0; i += 32) {
+            const T zi = xs[i];
+#pragma unroll
+            for (int q = 0; q < TB; ++q)
+                if (j0 + q < n) xj[q] = madd(conj_if(A[i + (i64)(j0 + q) * n], cj), zi, xj[q]);
+        }
+        const T s = warp_reduce_scatter<TB>(xj);
+        tile(j0);
+        const T d = recip(j0);
+        T xv = (lane < TB && j0 + lane < n) ? add(xs[j0 + lane], neg(s)) : zero<T>();
+#pragma unroll
+        for (int q = 0; q < TB; ++q) {
+            if (lane == q) xv = mul(xv, d);
+            const T xq = shfl_idx(xv, q);
+            if (lane > q) xv = msub(t[q], xq, xv);
+        }
+        __syncwarp();
+        if (lane < TB && j0 + lane < n) xs[j0 + lane] = xv;
+        __syncwarp();
+    }
+    // op(L)·w = z from the last tile: the rows below it first (the same sums), then its triangle.
+    for (int bk = nbk - 1; bk >= 0; --bk) {
+        const int j0 = bk * TB;
+#pragma unroll
+        for (int q = 0; q < TB; ++q) xj[q] = zero<T>();
+        for (int i = j0 + TB + lane; i < n; i += 32) {
+            const T wi = xs[i];
+#pragma unroll
+            for (int q = 0; q < TB; ++q)
+                if (j0 + q < n) xj[q] = madd(conj_if(A[i + (i64)(j0 + q) * n], cj), wi, xj[q]);
+        }
+        const T s = warp_reduce_scatter<TB>(xj);
+        tile(j0);
+        T xv = (lane < TB && j0 + lane < n) ? add(xs[j0 + lane], neg(s)) : zero<T>();
+#pragma unroll
+        for (int q = TB - 1; q >= 0; --q) {
+            const T xq = shfl_idx(xv, q);
+            if (lane < q) xv = msub(t[q], xq, xv);
+        }
+        __syncwarp();
+        if (lane < TB && j0 + lane < n) xs[j0 + lane] = xv;
+        __syncwarp();
+    }
+    // x = P·w: the interchanges in reverse order.
+    if (lane == 0) {
+        for (int j = n - 1; j >= 0; --j) {
+            const int p = ps[j];
+            if (p != j) {
+                const T tt = xs[j];
+                xs[j] = xs[p];
+                xs[p] = tt;
+            }
+        }
+    }
+    __syncwarp();
+    for (int i = lane; i < n; i += 32) X[i] = xs[i];
 }
 
 // Inverse from the factors for n <= 32: one lane per column of the inverse, the factors of the
@@ -2244,6 +2619,37 @@ template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, i
 #define ROWS_C ROWS(cf32, c, 2, 1, 34) ROWS(cf32, c, 2, 1, 36) ROWS(cf32, c, 2, 1, 40) ROWS(cf32, c, 2, 1, 44) \
     ROWS(cf32, c, 2, 1, 48) ROWS(cf32, c, 2, 1, 56) ROWS(cf32, c, 2, 1, 64)
 
+// The streaming solve of orders up to 32·R, four warps per block, each warp one (matrix,
+// right-hand side); `xs` and `ps` of each warp in dynamic shared memory.
+#define SOLVE_WARP(T, P, R)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(128)                                                        \
+        getrs_warp_r##R##_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs, int trans,        \
+                              BATCH_ARGS) {                                                                  \
+        T* xs = reinterpret_cast<T*>(dyn_smem) + (threadIdx.x >> 5) * 32 * R;                               \
+        int* ps = reinterpret_cast<int*>(reinterpret_cast<T*>(dyn_smem) + 4 * 32 * R) + (threadIdx.x >> 5) * 32 * R; \
+        if (trans == 0) getrs_warp<T, R, 0>(a, ipiv, info, x, nrhs, false, batch, BATCH, xs, ps);          \
+        else getrs_warp<T, R, 1>(a, ipiv, info, x, nrhs, trans == 2, batch, BATCH, xs, ps);                \
+    }
+#define SOLVE_WARPS(T, P) SOLVE_WARP(T, P, 2) SOLVE_WARP(T, P, 4) SOLVE_WARP(T, P, 8)
+
+// Tile width of `getrs_tile`: 32 for c64, 16 for f64 and c128 (measured at n = 512, H200, kernel
+// only, N / T ms: f64 2.80 / 3.43 against 3.73 / 5.20 with 32; c64 1.92 / 5.91 against 2.01 /
+// 6.34 with 16; c128 at 32 took 255 registers and spilled). Not instantiated for f32, whose
+// blocked solve was faster per matrix at 512 (docs/perf-notes.md, Batched LU Version 25).
+template <class T> __host__ __device__ constexpr int solve_tile_width() { return is_c64<T>() ? 32 : 16; }
+// The tiled solve, four warps per block; `nmax` (the largest order) sizes each warp's part of
+// the dynamic shared memory: nmax elements, then (after the four warps' elements) nmax ints.
+#define SOLVE_TILE(T, P)                                                                                     \
+    extern "C" __global__ void __launch_bounds__(128)                                                        \
+        getrs_tile_##P(const T* a, const int* ipiv, const int* info, T* x, int nrhs, int trans, int nmax,    \
+                       BATCH_ARGS) {                                                                         \
+        T* xs = reinterpret_cast<T*>(dyn_smem) + (threadIdx.x >> 5) * nmax;                                  \
+        int* ps = reinterpret_cast<int*>(reinterpret_cast<T*>(dyn_smem) + 4 * nmax) + (threadIdx.x >> 5) * nmax; \
+        constexpr int TB = solve_tile_width<T>();                                                            \
+        if (trans == 0) getrs_tile<T, TB, 0>(a, ipiv, info, x, nrhs, false, batch, BATCH, xs, ps);           \
+        else getrs_tile<T, TB, 1>(a, ipiv, info, x, nrhs, trans == 2, batch, BATCH, xs, ps);                 \
+    }
+
 // BLOCKED_V: the three blocked kernels of one panel width, under a register cap set through
 // the minimum number of resident 256-thread blocks (MINB 3: 80 registers; 4: 64; 5: 48).
 // A lower cap trades spills for resident blocks (the kernels are latency-bound: without a cap
@@ -2281,7 +2687,8 @@ template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, i
     SMALL(T, P, 16)                                                                                          \
     SMALL(T, P, 32)                                                                                          \
     BLOCKED(T, P, 8, 8)                                                                                      \
-    BLOCKED(T, P, 16, 16)
+    BLOCKED(T, P, 16, 16)                                                                                    \
+    SOLVE_WARPS(T, P)
 
 // Panel widths: 8 and 16 for every type, 32 where a 32-wide register tile fits (not c128).
 // CPT = NB: one column group, so each block reads every element of L once per panel step
@@ -2309,6 +2716,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 }
 MID_D
 ROWS_D
+SOLVE_TILE(double, d)
 COMMON(cf32, c)
 SMALL_FULL(cf32, c, 4)
 SMALL_FULL(cf32, c, 8)
@@ -2317,9 +2725,11 @@ SMALL_FULL(cf32, c, 32)
 BLOCKED(cf32, c, 32, 32)
 MID_C
 ROWS_C
+SOLVE_TILE(cf32, c)
 COMMON(cf64, z)
 // Not at W = 16: 1.03 of the general kernel's time there, spilling (Version 24).
 SMALL_FULL(cf64, z, 4)
 SMALL_FULL(cf64, z, 8)
 SMALL_FULL(cf64, z, 32)
 MID_Z
+SOLVE_TILE(cf64, z)

@@ -517,6 +517,68 @@ pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
     }
 }
 
+/// The kernel family of a solve ([`getrs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SolveForm {
+    /// `getrs_small_w{W}`: the factors in the registers of a group of W lanes per matrix and
+    /// chunk of right-hand sides (uniform batches, n ≤ [`SMALL_MAX`]).
+    Small,
+    /// `getrs_warp_r{r}`: a warp per matrix and right-hand side, the factors streamed column by
+    /// column, the solution in registers.
+    Warp,
+    /// `getrs_tile`: a warp per matrix and right-hand side, the factors streamed a tile of
+    /// columns at a time, the solution in shared memory.
+    Tile,
+    /// `getrs_blocked_*`: a block per matrix and chunk of right-hand sides.
+    Blocked,
+}
+
+/// Most right-hand sides for which the solves above [`SMALL_MAX`] stream the factors (each
+/// right-hand side reads them again) rather than solve blocks of columns in `getrs_blocked_*`.
+pub(crate) const WARP_SOLVE_RHS: usize = 4;
+
+/// The form of a solve of `nrhs` right-hand sides at (largest) order `n`: [`SolveForm::Small`]
+/// for uniform batches to [`SMALL_MAX`]; with at most [`WARP_SOLVE_RHS`] right-hand sides,
+/// [`SolveForm::Warp`] to 128 (real types) or 256 (complex) and [`SolveForm::Tile`] above, to
+/// 512 (not f32); else, or when a blocked configuration is forced, [`SolveForm::Blocked`].
+/// From the kernel times on an H200 (docs/perf-notes.md, Batched LU Version 25): past those
+/// orders each column step of `getrs_warp` waits for memory (f32 190 1.59 ms, f64 256 3.70,
+/// against the blocked solve's 0.89 and 2.96); the tiled solve beats the blocked one for f64
+/// from 190 (1.28 ms against 1.60) and per matrix at 512 for f64, c64 and c128 (0.93, 0.64 and
+/// 1.30 µs against 1.16, 1.28 and 3.13), not for f32 (0.69 against 0.54 at 512, 1.32 and 2.32
+/// ms against 0.89 and 1.50 at 190 and 256).
+pub(crate) fn solve_form<T: Scalar>(
+    n: usize,
+    nrhs: usize,
+    uniform: bool,
+    forced: bool,
+) -> SolveForm {
+    let (warp_max, tile_min) = match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
+        (false, 4) => (128, usize::MAX),
+        (false, _) => (128, 129),
+        _ => (256, 257),
+    };
+    if forced {
+        SolveForm::Blocked
+    } else if uniform && n <= SMALL_MAX {
+        SolveForm::Small
+    } else if nrhs > WARP_SOLVE_RHS || n > 512 {
+        SolveForm::Blocked
+    } else if n <= warp_max {
+        SolveForm::Warp
+    } else if n >= tile_min {
+        SolveForm::Tile
+    } else {
+        SolveForm::Blocked
+    }
+}
+
+/// Rows per lane `r` of the streaming solve at order `n ≤ 256` ([`SolveForm::Warp`]): `⌈n / 32⌉`
+/// rounded up to a power of two, at least 2 (the kernels `getrs_warp_r{2,4,8}_*`).
+fn warp_solve_rows(n: usize) -> usize {
+    n.div_ceil(32).next_power_of_two().max(2)
+}
+
 /// Right-hand-side columns per lane group of the register solve `getrs_small_*`: the factors,
 /// loaded once per group, serve up to four columns, solved one after another.
 fn small_solve_columns(nrhs: usize) -> usize {
@@ -635,24 +697,33 @@ pub(crate) fn getrs<T: Scalar>(
         Trans::T => 1,
         Trans::C => 2,
     };
-    // n ≤ 32, uniform batches (and no forced blocked configuration): the factors in the
-    // registers of a group of W lanes per matrix and chunk of `cols` right-hand sides; else one
-    // block per matrix and chunk of `nb` columns.
-    let small = d.is_uniform() && d.n <= SMALL_MAX && OVERRIDE.with(Cell::get).is_none();
+    let forced = OVERRIDE.with(Cell::get).is_some();
+    let form = solve_form::<T>(d.n, nrhs, d.is_uniform(), forced);
+    let (small, warp, tile) = (
+        form == SolveForm::Small,
+        form == SolveForm::Warp,
+        form == SolveForm::Tile,
+    );
     let (f, cols, lc) = if small {
         let w = small_width(d.n);
         let cpg = small_solve_columns(nrhs);
         let (_, groups) = chunk_grid(op, d.batch, nrhs, cpg)?;
-        let grid = (groups as u64 * w as u64).div_ceil(128);
-        let grid = usize::try_from(grid)
-            .ok()
-            .filter(|g| *g <= i32::MAX as usize)
-            .ok_or_else(|| Error::SizeTooLarge {
-                op,
-                detail: format!("{groups} groups of {w} lanes"),
-            })?;
         let name = kernel_name::<T>(&format!("getrs_small_w{w}"));
-        (function(&dev, &MODULE, &name)?, cpg, cfg(grid, 128, 0))
+        let lc = cfg(lane_blocks(op, groups, w)?, 128, 0);
+        (function(&dev, &MODULE, &name)?, cpg, lc)
+    } else if tile {
+        let (_, warps) = chunk_grid(op, d.batch, nrhs, 1)?;
+        let name = kernel_name::<T>("getrs_tile");
+        let smem = 4 * d.n * (std::mem::size_of::<T>() + 4);
+        let lc = cfg(lane_blocks(op, warps, 32)?, 128, smem);
+        (function(&dev, &MODULE, &name)?, 1, lc)
+    } else if warp {
+        let r = warp_solve_rows(d.n);
+        let (_, warps) = chunk_grid(op, d.batch, nrhs, 1)?;
+        let name = kernel_name::<T>(&format!("getrs_warp_r{r}"));
+        let smem = 4 * 32 * r * (std::mem::size_of::<T>() + 4);
+        let lc = cfg(lane_blocks(op, warps, 32)?, 128, smem);
+        (function(&dev, &MODULE, &name)?, 1, lc)
     } else {
         let (f, nb, threads, smem) =
             blocked_fn::<T>(op, &dev, "getrs_blocked", Kernel::Solve, d.n)?;
@@ -661,24 +732,41 @@ pub(crate) fn getrs<T: Scalar>(
     };
     let cols = cols as i32;
     let mut l = s.launch_builder(&f);
-    l.arg(&ap)
-        .arg(&pp)
-        .arg(&ip)
-        .arg(&xp)
-        .arg(&nr)
-        .arg(&cols)
-        .arg(&t);
+    l.arg(&ap).arg(&pp).arg(&ip).arg(&xp).arg(&nr);
     if small {
-        l.arg(&b).arg(&n).arg(&as_).arg(&xs);
+        l.arg(&cols).arg(&t).arg(&b).arg(&n).arg(&as_).arg(&xs);
+    } else if warp {
+        l.arg(&t);
+        push_desc!(l, d, b, n, as_, xs);
+    } else if tile {
+        l.arg(&t).arg(&n);
+        push_desc!(l, d, b, n, as_, xs);
     } else {
+        l.arg(&cols).arg(&t);
         push_desc!(l, d, b, n, as_, xs);
     }
-    // SAFETY: (a, ipiv, info, x, nrhs, columns per group / column chunks, trans, then batch,
-    // n, a_stride, x_stride or the batch description) match the kernel; factors, pivots, info
-    // and right-hand sides lie in their buffers (validated by the caller); the kernels check
-    // every pivot's range before they index with them.
+    // SAFETY: the arguments match the kernel: (a, ipiv, info, x, nrhs), then (columns per
+    // group, trans, batch, n, a_stride, x_stride) for `getrs_small`, (trans, batch description)
+    // for `getrs_warp`, (trans, largest order, batch description) for `getrs_tile` (whose
+    // shared memory, 4·n elements and 4·n ints, is sized by that order), (column chunks, trans,
+    // batch description) for `getrs_blocked`; factors,
+    // pivots, info and right-hand sides lie in their buffers (validated by the caller); the
+    // kernels check every pivot's range before they index with them.
     unsafe { l.launch(lc) }.map_err(launch_error(op))?;
     Ok(())
+}
+
+/// Blocks of 128 threads for `groups` groups of `lanes` lanes.
+fn lane_blocks(op: &'static str, groups: usize, lanes: usize) -> Result<usize> {
+    (groups as u64 * lanes as u64)
+        .div_ceil(128)
+        .try_into()
+        .ok()
+        .filter(|g: &usize| *g <= i32::MAX as usize)
+        .ok_or_else(|| Error::SizeTooLarge {
+            op,
+            detail: format!("{groups} groups of {lanes} lanes"),
+        })
 }
 
 /// Inverses from the factors into `inv` (matrix `k` at its `x` offset, leading dimension
@@ -922,6 +1010,35 @@ mod tests {
         assert_eq!(small_solve_columns(1), 1);
         assert_eq!(small_solve_columns(3), 3);
         assert_eq!(small_solve_columns(100), 4);
+        use SolveForm::*;
+        assert_eq!(solve_form::<f32>(32, 9, true, false), Small);
+        assert_eq!(solve_form::<f32>(32, 1, false, false), Warp);
+        assert_eq!(solve_form::<f32>(32, 1, true, true), Blocked);
+        assert_eq!(solve_form::<f32>(128, 4, true, false), Warp);
+        assert_eq!(solve_form::<f32>(128, 5, true, false), Blocked);
+        assert_eq!(solve_form::<f32>(129, 1, true, false), Blocked);
+        assert_eq!(solve_form::<f32>(512, 1, true, false), Blocked);
+        assert_eq!(solve_form::<f64>(129, 1, true, false), Tile);
+        assert_eq!(solve_form::<Complex32>(256, 1, true, false), Warp);
+        assert_eq!(solve_form::<Complex64>(257, 1, false, false), Tile);
+        assert_eq!(solve_form::<Complex64>(512, 1, true, false), Tile);
+        assert_eq!(solve_form::<Complex64>(513, 1, true, false), Blocked);
+        for t in ["d", "c", "z"] {
+            let ptx = include_str!("../../../kernels/batched_lu.ptx");
+            assert!(
+                ptx.contains(&format!(".entry getrs_tile_{t}(")),
+                "getrs_tile_{t}"
+            );
+        }
+        for n in [1, 33, 64, 65, 100, 128, 129, 190, 256] {
+            let r = warp_solve_rows(n);
+            assert!(32 * r >= n && [2, 4, 8].contains(&r), "n = {n}: {r}");
+            let name = format!("getrs_warp_r{r}");
+            assert_entry::<f32>(&name, n);
+            assert_entry::<f64>(&name, n);
+            assert_entry::<Complex32>(&name, n);
+            assert_entry::<Complex64>(&name, n);
+        }
     }
 
     /// Every shape `rows_shape` picks is a kernel of the compiled module with room for every

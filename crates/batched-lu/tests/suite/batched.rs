@@ -191,6 +191,58 @@ fn solves<T: Scalar>(dev: &Device) {
     }
 }
 
+/// Each form of the solve at its edges: right-hand-side counts around the register solve's
+/// groups of four columns (5 leaves a group with one live column and three past `nrhs`) and the
+/// streaming solves' limit of four (5 and 9 go to the blocked solve), orders at the register
+/// solve's widths, around the streaming solves' tiles (65, 129, 257, 300), all three
+/// transposes; a singular matrix between two good ones; residuals against a host product.
+fn solve_forms<T: Scalar>(dev: &Device) {
+    // Under the sanitizer one order per form and the counts that split a group.
+    let sanitizer = gpu_blas::testing::under_sanitizer();
+    let (orders, counts): (&[usize], &[usize]) = if sanitizer {
+        (&[16, 65, 257], &[1, 5])
+    } else {
+        (&[3, 16, 32, 33, 65, 129, 257, 300], &[1, 2, 4, 5, 9])
+    };
+    for &n in orders {
+        for &nrhs in counts {
+            if n > 100 && nrhs > 5 {
+                continue;
+            }
+            let seed = (n * 31 + nrhs) as u64;
+            let mats = vec![
+                swap_every_step::<T>(n, seed),
+                zero_col::<T>(n, n / 2, seed + 1),
+                well::<T>(n, seed + 2),
+            ];
+            let (l, buf) = pack(n, &mats);
+            let b_stride = n * nrhs + 1;
+            let b0 = random_values::<T>(l.batch * b_stride, seed + 3);
+            for trans in [Trans::N, Trans::T, Trans::C] {
+                let a = DeviceVec::from_slice(dev, &buf).unwrap();
+                let mut b = DeviceVec::from_slice(dev, &b0).unwrap();
+                let r = solve_batched(l, trans, &a, &mut b, nrhs, b_stride).unwrap();
+                assert_eq!(
+                    r.to_vec().unwrap()[1],
+                    (n / 2 + 1) as i32,
+                    "n = {n}, nrhs = {nrhs}"
+                );
+                let x = b.to_vec().unwrap();
+                for k in [0, 2] {
+                    let (s, e) = (k * b_stride, k * b_stride + n * nrhs);
+                    assert_solve(n, trans, &mats[k], &x[s..e], &b0[s..e], nrhs);
+                    assert_eq!(x[e], b0[e], "n = {n}, nrhs = {nrhs}: gap written");
+                }
+                let s = b_stride;
+                assert!(
+                    x[s..s + n * nrhs].iter().all(|v| v.is_nan()),
+                    "n = {n}, nrhs = {nrhs}: singular → NaN"
+                );
+            }
+        }
+    }
+}
+
 /// A finite f32 matrix whose factorization overflows: column 0 is (1, −1, …, −1), column 1 all
 /// 3·10³⁸, column 2 (3·10³⁸, 0, …), the rest the identity's columns. The first step makes
 /// rows 1.. of column 1 infinite (3e38 + 3e38), the second divides infinity by infinity, so
@@ -479,6 +531,9 @@ gpu_blas::device_tests! {
     }
     fn solves_n_t_c(dev) {
         for_all_types!(solves, dev);
+    }
+    fn solve_forms_at_their_edges(dev) {
+        for_all_types!(solve_forms, dev);
     }
     fn register_kernels_each_width(dev) {
         for_all_types!(register_widths, dev);
