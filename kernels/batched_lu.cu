@@ -510,6 +510,66 @@ template <class T> __device__ __forceinline__ T warp_sum(T v) {
     return v;
 }
 
+// The interchanges of the 0-based pivots `ps` applied to the warp's `xs` by lane 0: in
+// LAPACK's order (REV false: P^T·b) or in reverse (REV true: P·w); the warp synchronised after.
+template <bool REV, class T> __device__ __forceinline__ void lane0_swaps(T* xs, const int* ps, int n) {
+    if ((threadIdx.x & 31) == 0) {
+        for (int j = REV ? n - 1 : 0; REV ? j >= 0 : j < n; j += REV ? -1 : 1) {
+            const int p = ps[j];
+            if (p != j) {
+                const T t = xs[j];
+                xs[j] = xs[p];
+                xs[p] = t;
+            }
+        }
+    }
+    __syncwarp();
+}
+
+// One warp's (matrix, right-hand side) in the streaming solves: the order, the factors and the
+// right-hand side (overwritten by the solution).
+template <class T> struct RhsWarp {
+    int n;
+    const T* A;
+    T* X;
+};
+
+// The common start of the streaming solves: the warp's matrix k = g / nrhs and right-hand side
+// g mod nrhs from its global index g; the pivots (0-based) into `ps` and b into `xs`. False when
+// the warp has nothing left to do: past the batch, an empty matrix, or a matrix with a non-zero
+// `info` (when given) or a pivot outside 1..n, whose right-hand side is then set to NaN.
+template <class T>
+__device__ __forceinline__ bool rhs_warp_begin(const T* __restrict__ a, const int* __restrict__ ipiv,
+                                               const int* __restrict__ info, T* __restrict__ x, int nrhs, int batch,
+                                               Batch b, T* xs, int* ps, RhsWarp<T>& w) {
+    const int lane = threadIdx.x & 31;
+    // The warp's index through a shuffle, so that the compiler knows it (and every exit after
+    // it) to be uniform over the warp: otherwise each shuffle is emitted as a loop over the
+    // converged lanes (a third of the code).
+    const int wv = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
+    const i64 gw = (i64)blockIdx.x * (blockDim.x >> 5) + wv;
+    const i64 k = gw / nrhs;
+    const int c = (int)(gw % nrhs);
+    if (k >= batch) return false;
+    const int n = b.order((int)k);
+    if (n == 0) return false;
+    w = RhsWarp<T>{n, a + b.a_at((int)k), x + b.x_at((int)k) + (i64)c * n};
+    const int* P = ipiv + b.p_at((int)k);
+    bool bad = info != nullptr && info[k] != 0;
+    for (int i = lane; i < n; i += 32) {
+        const int p = P[i] - 1;
+        bad |= p < 0 || p >= n;
+        ps[i] = p;
+        xs[i] = w.X[i];
+    }
+    if (__any_sync(0xffffffffu, bad)) {
+        for (int i = lane; i < n; i += 32) w.X[i] = nan_t<T>();
+        return false;
+    }
+    __syncwarp();
+    return true;
+}
+
 // Solves op(A_k)·x = b from the factors for one right-hand side per warp (`getrs_warp`),
 // n <= 32·R, streaming the factors from global memory once, column by column (coalesced): a
 // solve with few right-hand sides reads each factor once for two flops, so it is bound by that
@@ -524,42 +584,12 @@ template <class T, int R, int OP>
 __device__ void getrs_warp(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                            T* __restrict__ x, int nrhs, bool cj, int batch, Batch b, T* xs, int* ps) {
     const int lane = threadIdx.x & 31;
-    // The warp's index through a shuffle, so that the compiler knows it (and every exit below) to
-    // be uniform over the warp: otherwise each shuffle is emitted as a loop over the converged
-    // lanes (a third of the code).
-    const int wv = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
-    const i64 gw = (i64)blockIdx.x * (blockDim.x >> 5) + wv;
-    const i64 k = gw / nrhs;
-    const int c = (int)(gw % nrhs);
-    if (k >= batch) return;
-    const int n = b.order((int)k);
-    if (n == 0) return;
-    const T* A = a + b.a_at((int)k);
-    const int* P = ipiv + b.p_at((int)k);
-    T* X = x + b.x_at((int)k) + (i64)c * n;
-    bool bad = info != nullptr && info[k] != 0;
-    for (int i = lane; i < n; i += 32) {
-        const int p = P[i] - 1;
-        bad |= p < 0 || p >= n;
-        ps[i] = p;
-        xs[i] = X[i];
-    }
-    if (__any_sync(0xffffffffu, bad)) {
-        for (int i = lane; i < n; i += 32) X[i] = nan_t<T>();
-        return;
-    }
-    __syncwarp();
-    if (OP == 0 && lane == 0) {
-        for (int j = 0; j < n; ++j) {
-            const int p = ps[j];
-            if (p != j) {
-                const T t = xs[j];
-                xs[j] = xs[p];
-                xs[p] = t;
-            }
-        }
-    }
-    __syncwarp();
+    RhsWarp<T> w;
+    if (!rhs_warp_begin(a, ipiv, info, x, nrhs, batch, b, xs, ps, w)) return;
+    const int n = w.n;
+    const T* A = w.A;
+    T* X = w.X;
+    if (OP == 0) lane0_swaps<false>(xs, ps, n);
     T xr[R], d[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -659,17 +689,7 @@ __device__ void getrs_warp(const T* __restrict__ a, const int* __restrict__ ipiv
         if (i < n) xs[i] = xr[r];
     }
     __syncwarp();
-    if (lane == 0) {
-        for (int j = n - 1; j >= 0; --j) {
-            const int p = ps[j];
-            if (p != j) {
-                const T t = xs[j];
-                xs[j] = xs[p];
-                xs[p] = t;
-            }
-        }
-    }
-    __syncwarp();
+    lane0_swaps<true>(xs, ps, n);
     for (int i = lane; i < n; i += 32) X[i] = xs[i];
 }
 
@@ -708,40 +728,12 @@ template <class T, int TB, int OP>
 __device__ void getrs_tile(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                            T* __restrict__ x, int nrhs, bool cj, int batch, Batch b, T* xs, int* ps) {
     const int lane = threadIdx.x & 31;
-    // Uniform over the warp to the compiler (see `getrs_warp`).
-    const int wv = __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 5), 0);
-    const i64 gw = (i64)blockIdx.x * (blockDim.x >> 5) + wv;
-    const i64 k = gw / nrhs;
-    const int c = (int)(gw % nrhs);
-    if (k >= batch) return;
-    const int n = b.order((int)k);
-    if (n == 0) return;
-    const T* A = a + b.a_at((int)k);
-    const int* P = ipiv + b.p_at((int)k);
-    T* X = x + b.x_at((int)k) + (i64)c * n;
-    bool bad = info != nullptr && info[k] != 0;
-    for (int i = lane; i < n; i += 32) {
-        const int p = P[i] - 1;
-        bad |= p < 0 || p >= n;
-        ps[i] = p;
-        xs[i] = X[i];
-    }
-    if (__any_sync(0xffffffffu, bad)) {
-        for (int i = lane; i < n; i += 32) X[i] = nan_t<T>();
-        return;
-    }
-    __syncwarp();
-    if (OP == 0 && lane == 0) {
-        for (int j = 0; j < n; ++j) {
-            const int p = ps[j];
-            if (p != j) {
-                const T t = xs[j];
-                xs[j] = xs[p];
-                xs[p] = t;
-            }
-        }
-    }
-    __syncwarp();
+    RhsWarp<T> w;
+    if (!rhs_warp_begin(a, ipiv, info, x, nrhs, batch, b, xs, ps, w)) return;
+    const int n = w.n;
+    const T* A = w.A;
+    T* X = w.X;
+    if (OP == 0) lane0_swaps<false>(xs, ps, n);
     const int nbk = (n + TB - 1) / TB;
     // Row `lane` of the diagonal tile at j0 (OP 0) or its column `lane` (OP 1), conjugated where
     // cj; zeros outside the matrix and for lanes past the tile.
@@ -859,17 +851,7 @@ __device__ void getrs_tile(const T* __restrict__ a, const int* __restrict__ ipiv
         __syncwarp();
     }
     // x = P·w: the interchanges in reverse order.
-    if (lane == 0) {
-        for (int j = n - 1; j >= 0; --j) {
-            const int p = ps[j];
-            if (p != j) {
-                const T tt = xs[j];
-                xs[j] = xs[p];
-                xs[p] = tt;
-            }
-        }
-    }
-    __syncwarp();
+    lane0_swaps<true>(xs, ps, n);
     for (int i = lane; i < n; i += 32) X[i] = xs[i];
 }
 
