@@ -362,6 +362,83 @@ fn diff_of<T: Scalar>(ours: &Option<Vec<Vec<T>>>, base: &Option<Vec<Vec<T>>>) ->
     )
 }
 
+/// A solve row's time (or why there is none) and the solutions of the checked matrices.
+type Solved<T> = (Result<f64, String>, Option<Vec<Vec<T>>>);
+
+/// The right-hand sides of one solve row: `nrhs` columns of length n per matrix, packed
+/// (matrix k's block of n × nrhs, leading dimension n, at element `k·n·nrhs`), a pristine copy
+/// and the working one the solves overwrite, and cuBLAS's array of the blocks' addresses.
+struct RhsSet<T: Element> {
+    n: usize,
+    nrhs: usize,
+    /// The checked matrices' right-hand sides, as generated.
+    checked: Vec<Vec<T>>,
+    orig: DeviceVec<T>,
+    work: DeviceVec<T>,
+    addrs: DeviceVec<i64>,
+}
+
+impl<T: Scalar> RhsSet<T> {
+    fn new(
+        dev: &Device,
+        n: usize,
+        batch: usize,
+        nrhs: usize,
+        checked: &[usize],
+        seed: u64,
+    ) -> Result<Self, String> {
+        let block = n * nrhs;
+        let host = gpu_blas::testing::random_values::<T>(batch * block, seed);
+        let checked = checked
+            .iter()
+            .map(|&k| host[k * block..(k + 1) * block].to_vec())
+            .collect();
+        let e = |e: gpu_blas::Error| e.to_string();
+        let orig = DeviceVec::from_vec(dev, host).map_err(e)?;
+        let work = orig.try_clone().map_err(e)?;
+        let addrs = addresses(
+            dev,
+            ptr(&work),
+            (0..batch).map(|k| k * block),
+            std::mem::size_of::<T>(),
+        )?;
+        Ok(RhsSet {
+            n,
+            nrhs,
+            checked,
+            orig,
+            work,
+            addrs,
+        })
+    }
+
+    /// A closure that restores the working right-hand sides from the pristine ones (a copy
+    /// queued on `stream`; it holds addresses only, so the solves may borrow `work`).
+    fn restore(&self, stream: CUstream) -> impl FnMut() + 'static {
+        let (dst, src) = (ptr(&self.work), ptr(&self.orig));
+        let bytes = self.orig.len() * std::mem::size_of::<T>();
+        move || dtod(stream, dst, src, bytes)
+    }
+
+    /// The working blocks of the matrices `checked` (after a solve: their solutions).
+    fn solutions(&self, checked: &[usize]) -> Vec<Vec<T>> {
+        let block = self.n * self.nrhs;
+        checked
+            .iter()
+            .map(|&k| fetch(&self.work, k * block, block))
+            .collect()
+    }
+}
+
+/// The largest [`solve_residual`] over the columns of the column-major `n × (x.len() / n)`
+/// solutions `x` and right-hand sides `b`.
+fn columns_residual<T: Scalar>(n: usize, a: &[T], x: &[T], b: &[T]) -> f64 {
+    x.chunks(n.max(1))
+        .zip(b.chunks(n.max(1)))
+        .map(|(x, b)| solve_residual(n, a, x, b))
+        .fold(0.0, |m, r| if r.is_nan() { f64::NAN } else { m.max(r) })
+}
+
 /// `‖A·x − b‖∞ / (‖A‖∞·‖x‖∞ + ‖b‖∞)` for the column-major `n × n` matrix `a`, in
 /// `Complex64` (the inverse section's host helpers).
 fn solve_residual<T: Scalar>(n: usize, a: &[T], x: &[T], b: &[T]) -> f64 {
@@ -490,8 +567,14 @@ fn cond_estimate<T: Scalar>(a: &[Vec<T>], inv: &[Vec<T>], sizes: &[usize]) -> f6
 }
 
 /// Runs the uniform-batch rows for order `n`, requested batch `wanted`, type `T`.
-pub fn run_uniform<T: CublasLu>(cx: &LuCtx<'_>, n: usize, wanted: usize, out: &mut Vec<LuRow>) {
-    if let Err(e) = uniform::<T>(cx, n, wanted, out) {
+pub fn run_uniform<T: CublasLu>(
+    cx: &LuCtx<'_>,
+    n: usize,
+    wanted: usize,
+    rhs: &[usize],
+    out: &mut Vec<LuRow>,
+) {
+    if let Err(e) = uniform::<T>(cx, n, wanted, rhs, out) {
         eprintln!("lu {} n = {n}: skipped: {e}", dtype::<T>());
     }
 }
@@ -500,11 +583,13 @@ fn uniform<T: CublasLu>(
     cx: &LuCtx<'_>,
     n: usize,
     wanted: usize,
+    rhs_counts: &[usize],
     out: &mut Vec<LuRow>,
 ) -> Result<(), String> {
     let dev = cx.dev;
     let es = std::mem::size_of::<T>();
-    let batch = model::batch_that_fits(wanted, n, es, cx.budget);
+    let rhs_cols = rhs_counts.iter().sum();
+    let batch = model::batch_that_fits(wanted, n, es, rhs_cols, cx.budget);
     let nn = n * n;
     eprintln!("lu {} n = {n}, batch {batch}", dtype::<T>());
     let layout = BatchLayout::packed(n, batch);
@@ -529,32 +614,24 @@ fn uniform<T: CublasLu>(
     let piv_cb = DeviceVec::<i32>::zeros(dev, n * batch).map_err(e)?;
     let info_cb = DeviceVec::<i32>::zeros(dev, batch).map_err(e)?;
     let info_ri_cb = DeviceVec::<i32>::zeros(dev, batch).map_err(e)?;
-    let b_host = gpu_blas::testing::random_values::<T>(batch * n, seed::<T>(n) + 1);
-    let b_checked: Vec<Vec<T>> = checked
+    let mut rhs_sets = rhs_counts
         .iter()
-        .map(|&k| b_host[k * n..(k + 1) * n].to_vec())
-        .collect();
-    let b_orig = DeviceVec::from_vec(dev, b_host).map_err(e)?;
-    let mut b_work = b_orig.try_clone().map_err(e)?;
+        .map(|&k| RhsSet::<T>::new(dev, n, batch, k, &checked, seed::<T>(n) + k as u64))
+        .collect::<Result<Vec<_>, _>>()?;
     let (orig_p, work_p, inv_p) = (ptr(&orig), ptr(&work), ptr(&inv));
-    let (b_orig_p, b_work_p) = (ptr(&b_orig), ptr(&b_work));
     let a_orig = addresses(dev, orig_p, offsets.iter().copied(), es)?;
     let a_work = addresses(dev, work_p, offsets.iter().copied(), es)?;
     let a_inv = addresses(dev, inv_p, offsets.iter().copied(), es)?;
-    let a_b = addresses(dev, b_work_p, (0..batch).map(|k| k * n), es)?;
-    let (pa_orig, pa_work, pa_inv, pa_b) = (ptr(&a_orig), ptr(&a_work), ptr(&a_inv), ptr(&a_b));
+    let (pa_orig, pa_work, pa_inv) = (ptr(&a_orig), ptr(&a_work), ptr(&a_inv));
     let (piv_cb_p, info_cb_p, info_ri_p) = (ptr(&piv_cb), ptr(&info_cb), ptr(&info_ri_cb));
     let (nc, bc) = (n as c_int, batch as c_int);
     let cublas = cx.cublas;
     // Copy closures (raw stream and addresses), reused by several measurements.
     let stream = cx.stream.cu_stream();
     let restore = move || dtod(stream, work_p, orig_p, batch * nn * es);
-    let restore_b = move || dtod(stream, b_work_p, b_orig_p, batch * n * es);
     let mats = |v: &DeviceVec<T>| -> Vec<Vec<T>> {
         checked.iter().map(|&k| fetch(v, k * nn, nn)).collect()
     };
-    let rhs =
-        |v: &DeviceVec<T>| -> Vec<Vec<T>> { checked.iter().map(|&k| fetch(v, k * n, n)).collect() };
     let pivs = |v: &DeviceVec<i32>| -> Vec<Vec<i32>> {
         checked.iter().map(|&k| fetch(v, k * n, n)).collect()
     };
@@ -584,26 +661,33 @@ fn uniform<T: CublasLu>(
         }
     }
     let mut ours_ri = Err(String::from("skipped"));
-    let mut ours_rs = Err(String::from("skipped"));
-    let (mut inv_ours, mut x_ours) = (None, None);
+    let skipped = || (Err(String::from("skipped")), None);
+    let mut ours_rs: Vec<Solved<T>> = rhs_sets.iter().map(|_| skipped()).collect();
+    let mut inv_ours = None;
     let run_ours_solves = |piv: &DeviceVec<i32>,
                            info: &DeviceVec<i32>,
                            work: &DeviceVec<T>,
                            inv: &mut DeviceVec<T>,
-                           b_work: &mut DeviceVec<T>| {
+                           sets: &mut [RhsSet<T>]| {
         let ri =
             measure(cx, || getri_batched(layout, work, piv, info, inv, nn)).map_err(ours_failure);
         let inv_s = ri.is_ok().then(|| mats(inv));
-        let rs = measure_reset(cx, restore_b, || {
-            getrs_batched(layout, Trans::N, work, piv, b_work, 1, n)
-        })
-        .map_err(ours_failure);
-        let x_s = rs.is_ok().then(|| rhs(b_work));
-        (ri, inv_s, rs, x_s)
+        let rs: Vec<Solved<T>> = sets
+            .iter_mut()
+            .map(|set| {
+                let (k, restore_b) = (set.nrhs, set.restore(stream));
+                let t = measure_reset(cx, restore_b, || {
+                    getrs_batched(layout, Trans::N, work, piv, &mut set.work, k, n * k)
+                })
+                .map_err(ours_failure);
+                let x = t.is_ok().then(|| set.solutions(&checked));
+                (t, x)
+            })
+            .collect();
+        (ri, inv_s, rs)
     };
     if ours_rf.is_ok() {
-        (ours_ri, inv_ours, ours_rs, x_ours) =
-            run_ours_solves(&piv, &info, &work, &mut inv, &mut b_work);
+        (ours_ri, inv_ours, ours_rs) = run_ours_solves(&piv, &info, &work, &mut inv, &mut rhs_sets);
     }
 
     // cuBLAS: factor, then invert and solve from its factors.
@@ -623,26 +707,34 @@ fn uniform<T: CublasLu>(
         Err("needs cuBLAS getrf".into())
     };
     let inv_cb = cb_ri.is_ok().then(|| mats(&inv));
-    let cb_rs = if cb_rf.is_ok() {
-        measure_reset(cx, restore_b, || {
-            // SAFETY: as `cb_getrf`; `a_b` lists `batch` right-hand sides of length n.
-            let i =
-                unsafe { T::getrs_batched(cublas, nc, 1, pa_work, nc, piv_cb_p, pa_b, nc, bc) }?;
-            if i == 0 {
-                Ok(())
-            } else {
-                Err(format!("getrsBatched: invalid parameter {}", -i))
+    let cb_rs: Vec<Solved<T>> = rhs_sets
+        .iter()
+        .map(|set| {
+            if cb_rf.is_err() {
+                return (Err("needs cuBLAS getrf".into()), None);
             }
+            let (k, pa_b) = (set.nrhs as c_int, ptr(&set.addrs));
+            let t = measure_reset(cx, set.restore(stream), || {
+                // SAFETY: as `cb_getrf`; `set.addrs` lists `batch` blocks of k right-hand
+                // sides of length n (leading dimension n) inside `set.work`.
+                let i = unsafe {
+                    T::getrs_batched(cublas, nc, k, pa_work, nc, piv_cb_p, pa_b, nc, bc)
+                }?;
+                if i == 0 {
+                    Ok(())
+                } else {
+                    Err(format!("getrsBatched: invalid parameter {}", -i))
+                }
+            });
+            let x = t.is_ok().then(|| set.solutions(&checked));
+            (t, x)
         })
-    } else {
-        Err("needs cuBLAS getrf".into())
-    };
-    let x_cb = cb_rs.is_ok().then(|| rhs(&b_work));
+        .collect();
     let mut note = "";
     if ours_rf.is_err() && cb_rf.is_ok() {
         // Our factorization is unavailable: time our getri / getrs on cuBLAS's factors.
-        (ours_ri, inv_ours, ours_rs, x_ours) =
-            run_ours_solves(&piv_cb, &info_cb, &work, &mut inv, &mut b_work);
+        (ours_ri, inv_ours, ours_rs) =
+            run_ours_solves(&piv_cb, &info_cb, &work, &mut inv, &mut rhs_sets);
         note = "cuBLAS factors";
     }
 
@@ -713,35 +805,38 @@ fn uniform<T: CublasLu>(
         diff: diff_of(&inv_ours, &inv_cb),
         warning: Vec::new(),
     });
-    // When the solutions differ, say whose residual ‖A·x − b‖ is off.
-    let mut warn_rs = Vec::new();
-    if let (Some(xo), Some(xc)) = (&x_ours, &x_cb) {
-        let res = |x: &[Vec<T>]| -> f64 {
-            a_checked
-                .iter()
-                .zip(&b_checked)
-                .zip(x)
-                .map(|((a, b), x)| solve_residual(n, a, x, b))
-                .fold(0.0, |m, r| if r.is_nan() { f64::NAN } else { m.max(r) })
-        };
-        let (ro, rc) = (res(xo), res(xc));
-        let limit = 10.0 * n as f64 * T::epsilon().to_c64().re;
-        if !(ro <= limit && rc <= limit) {
-            warn_rs.push(format!(
-                "scaled residuals ‖Ax−b‖/(‖A‖‖x‖+‖b‖): ours {ro:.1e}, cuBLAS {rc:.1e}"
-            ));
+    for ((set, (t_ours, x_ours)), (t_cb, x_cb)) in rhs_sets.iter().zip(ours_rs).zip(cb_rs) {
+        // When the solutions differ, say whose residual ‖A·x − b‖ is off.
+        let mut warn_rs = Vec::new();
+        if let (Some(xo), Some(xc)) = (&x_ours, &x_cb) {
+            let res = |x: &[Vec<T>]| -> f64 {
+                a_checked
+                    .iter()
+                    .zip(&set.checked)
+                    .zip(x)
+                    .map(|((a, b), x)| columns_residual(n, a, x, b))
+                    .fold(0.0, |m, r| if r.is_nan() { f64::NAN } else { m.max(r) })
+            };
+            let (ro, rc) = (res(xo), res(xc));
+            let limit = 10.0 * n as f64 * T::epsilon().to_c64().re;
+            if !(ro <= limit && rc <= limit) {
+                warn_rs.push(format!(
+                    "scaled residuals ‖Ax−b‖/(‖A‖‖x‖+‖b‖): ours {ro:.1e}, cuBLAS {rc:.1e}"
+                ));
+            }
         }
+        let op = format!("getrs nrhs={}", set.nrhs);
+        push(Pair {
+            op: &op,
+            baseline: "cuBLAS getrsBatched".into(),
+            ours: t_ours,
+            ours_note: note,
+            base: t_cb,
+            lu_op: LuOp::Getrs { nrhs: set.nrhs },
+            diff: diff_of(&x_ours, &x_cb),
+            warning: warn_rs,
+        });
     }
-    push(Pair {
-        op: "getrs nrhs=1",
-        baseline: "cuBLAS getrsBatched".into(),
-        ours: ours_rs,
-        ours_note: note,
-        base: cb_rs,
-        lu_op: LuOp::Getrs1,
-        diff: diff_of(&x_ours, &x_cb),
-        warning: warn_rs,
-    });
     push(Pair {
         op: "inverse",
         baseline: "cuBLAS getrf+getri".into(),

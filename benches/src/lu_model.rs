@@ -14,9 +14,12 @@ pub enum LuOp {
     /// Inverse from the factors: `4n³/3` flops; reads the factors and the pivots, writes the
     /// inverse.
     Getri,
-    /// Solve with one right-hand side from the factors: `2n²` flops; reads the factors and
-    /// the pivots, reads and writes the right-hand side.
-    Getrs1,
+    /// Solve with `nrhs` right-hand sides from the factors: `2n²` flops per right-hand side;
+    /// reads the factors and the pivots once, reads and writes the right-hand sides.
+    Getrs {
+        /// Right-hand sides per matrix.
+        nrhs: usize,
+    },
     /// Full inverse (factor + invert): `2n³` flops; reads the matrix, writes the inverse and
     /// one `info` (the pivots need not reach memory).
     Inverse,
@@ -29,7 +32,7 @@ pub fn flops(op: LuOp, n: usize, complex: bool) -> f64 {
     let real = match op {
         LuOp::Getrf => 2.0 * n * n * n / 3.0,
         LuOp::Getri => 4.0 * n * n * n / 3.0,
-        LuOp::Getrs1 => 2.0 * n * n,
+        LuOp::Getrs { nrhs } => 2.0 * n * n * nrhs as f64,
         LuOp::Inverse => 2.0 * n * n * n,
     };
     if complex {
@@ -48,7 +51,7 @@ pub fn floor_bytes(op: LuOp, n: usize, elem: usize) -> f64 {
     match op {
         LuOp::Getrf => 2.0 * mat + int * (nf + 1.0),
         LuOp::Getri => 2.0 * mat + int * (nf + 1.0),
-        LuOp::Getrs1 => mat + int * nf + 2.0 * (n * elem) as f64,
+        LuOp::Getrs { nrhs } => mat + int * nf + 2.0 * (n * nrhs * elem) as f64,
         LuOp::Inverse => 2.0 * mat + int,
     }
 }
@@ -58,10 +61,17 @@ pub fn floor_bytes(op: LuOp, n: usize, elem: usize) -> f64 {
 /// its input inside the call.
 pub const BUFFERS: usize = 4;
 
-/// The largest batch, at most `wanted`, whose [`BUFFERS`] matrix buffers fit `budget` bytes
-/// (at least 1).
-pub fn batch_that_fits(wanted: usize, n: usize, elem: usize, budget: f64) -> usize {
-    let per_matrix = (BUFFERS * n * n * elem) as f64;
+/// The largest batch, at most `wanted`, whose [`BUFFERS`] matrix buffers and, per matrix, two
+/// copies (pristine and working) of `rhs_cols` right-hand side columns of length `n` fit
+/// `budget` bytes (at least 1).
+pub fn batch_that_fits(
+    wanted: usize,
+    n: usize,
+    elem: usize,
+    rhs_cols: usize,
+    budget: f64,
+) -> usize {
+    let per_matrix = ((BUFFERS * n * n + 2 * n * rhs_cols) * elem) as f64;
     if per_matrix == 0.0 {
         return wanted.max(1);
     }
@@ -106,7 +116,14 @@ pub struct LuPlan {
     /// Whether to run the variable-size batch (orders 33..=190).
     pub var: bool,
     pub batch: usize,
+    /// Right-hand side counts of the uniform batches' solve rows (`getrs nrhs=K`), each timed
+    /// against cuBLAS on the same factors: `[1]` unless [`LuPlan::with_rhs`] says otherwise.
+    pub rhs: Vec<usize>,
 }
+
+/// Most right-hand sides a solve row may take (the right-hand sides of a batch of 10000 at
+/// n = 512 in c128 then take 21 GB).
+pub const MAX_RHS: usize = 256;
 
 /// The full section: batch 10000, the twelve orders, four types, and the variable-size batch.
 pub const FULL_SIZES: [usize; 12] = [4, 8, 16, 32, 33, 48, 64, 100, 128, 190, 256, 512];
@@ -129,6 +146,7 @@ impl LuPlan {
                 types: vec!["f64".into(), "c64".into()],
                 var: true,
                 batch: 2000,
+                rhs: vec![1],
             }
         } else {
             LuPlan {
@@ -136,6 +154,7 @@ impl LuPlan {
                 types: ["f32", "f64", "c64", "c128"].map(String::from).to_vec(),
                 var: true,
                 batch: 10_000,
+                rhs: vec![1],
             }
         };
         if let Some(list) = n {
@@ -170,6 +189,31 @@ impl LuPlan {
         }
         Ok(plan)
     }
+
+    /// The plan with its solve rows at the right-hand side counts of `list` (comma-separated,
+    /// each in `1..=MAX_RHS`, ascending without repeats in the result), or unchanged for `None`.
+    pub fn with_rhs(mut self, list: Option<&str>) -> Result<LuPlan, String> {
+        let Some(list) = list else {
+            return Ok(self);
+        };
+        let mut rhs = Vec::new();
+        for t in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let k: usize = t
+                .parse()
+                .map_err(|_| format!("bad right-hand side count {t:?}"))?;
+            if !(1..=MAX_RHS).contains(&k) {
+                return Err(format!("right-hand side counts are 1..={MAX_RHS}, not {k}"));
+            }
+            rhs.push(k);
+        }
+        if rhs.is_empty() {
+            return Err("no right-hand side count".into());
+        }
+        rhs.sort_unstable();
+        rhs.dedup();
+        self.rhs = rhs;
+        Ok(self)
+    }
 }
 
 #[cfg(test)]
@@ -195,6 +239,7 @@ mod tests {
                 sizes: vec![512],
                 types: vec!["c128".into()],
                 var: true,
+                rhs: vec![1],
                 batch: 100
             }
         );
@@ -203,6 +248,15 @@ mod tests {
         assert!(LuPlan::new(false, Some("x"), None, None).is_err());
         assert!(LuPlan::new(false, None, Some("f16"), None).is_err());
         assert!(LuPlan::new(false, None, None, Some(0)).is_err());
+        let rhs = LuPlan::new(false, None, None, None)
+            .and_then(|p| p.with_rhs(Some("16, 1,4,4")))
+            .unwrap();
+        assert_eq!(rhs.rhs, vec![1, 4, 16]);
+        let same = LuPlan::new(false, None, None, None).unwrap();
+        assert_eq!(same.clone().with_rhs(None).unwrap(), same);
+        for bad in ["0", "x", "", "257"] {
+            assert!(same.clone().with_rhs(Some(bad)).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
@@ -210,7 +264,8 @@ mod tests {
         assert_eq!(flops(LuOp::Getrf, 3, false), 18.0);
         assert_eq!(flops(LuOp::Getri, 3, false), 36.0);
         assert_eq!(flops(LuOp::Inverse, 3, false), 54.0);
-        assert_eq!(flops(LuOp::Getrs1, 3, false), 18.0);
+        assert_eq!(flops(LuOp::Getrs { nrhs: 1 }, 3, false), 18.0);
+        assert_eq!(flops(LuOp::Getrs { nrhs: 4 }, 3, true), 4.0 * 4.0 * 18.0);
         // getrf + getri is the full inverse.
         let n = 48;
         assert_eq!(
@@ -229,17 +284,27 @@ mod tests {
         assert_eq!(floor_bytes(LuOp::Getrf, 2, 8), 64.0 + 12.0);
         assert_eq!(floor_bytes(LuOp::Getri, 2, 8), 64.0 + 12.0);
         // Factors read (32), pivots read (8), right-hand side read and written (2 × 16).
-        assert_eq!(floor_bytes(LuOp::Getrs1, 2, 8), 32.0 + 8.0 + 32.0);
+        assert_eq!(
+            floor_bytes(LuOp::Getrs { nrhs: 1 }, 2, 8),
+            32.0 + 8.0 + 32.0
+        );
+        // Three right-hand sides: the factors and pivots once, 3 × 16 bytes each way.
+        assert_eq!(
+            floor_bytes(LuOp::Getrs { nrhs: 3 }, 2, 8),
+            32.0 + 8.0 + 96.0
+        );
         assert_eq!(floor_bytes(LuOp::Inverse, 2, 16), 128.0 + 4.0);
     }
 
     #[test]
     fn batch_shrinks_only_when_it_must() {
         // n = 512 c128: 4 MiB a matrix, 16 MiB for the four buffers.
-        assert_eq!(batch_that_fits(10_000, 512, 16, 60e9), 3576);
-        assert_eq!(batch_that_fits(10_000, 64, 8, 60e9), 10_000);
-        assert_eq!(batch_that_fits(10_000, 512, 16, 1.0), 1);
-        assert_eq!(batch_that_fits(5, 0, 8, 1.0), 5);
+        assert_eq!(batch_that_fits(10_000, 512, 16, 0, 60e9), 3576);
+        // With 512 right-hand side columns, two copies: as much again as two more buffers.
+        assert_eq!(batch_that_fits(10_000, 512, 16, 512, 60e9), 2384);
+        assert_eq!(batch_that_fits(10_000, 64, 8, 1, 60e9), 10_000);
+        assert_eq!(batch_that_fits(10_000, 512, 16, 0, 1.0), 1);
+        assert_eq!(batch_that_fits(5, 0, 8, 0, 1.0), 5);
     }
 
     #[test]

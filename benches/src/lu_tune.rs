@@ -58,7 +58,7 @@ pub fn sweep<T: Scalar>(cx: &LuCtx<'_>, orders: &[usize], batch: usize) {
 
 fn sweep_one<T: Scalar>(cx: &LuCtx<'_>, n: usize, wanted: usize) -> Result<Vec<Tuned>, String> {
     let es = std::mem::size_of::<T>();
-    let batch = crate::lu_model::batch_that_fits(wanted, n, es, cx.budget);
+    let batch = crate::lu_model::batch_that_fits(wanted, n, es, 0, cx.budget);
     let layout = BatchLayout::packed(n, batch);
     let nn = n * n;
     let e = |e: gpu_blas::Error| e.to_string();

@@ -8,7 +8,8 @@
 //! `spmv-caps`, and the batched-LU section `lu` (batch 10000, orders 4…512, four types, plus a
 //! variable-size batch; with `--quick`, or as `lu-quick`: orders 8, 32, 64, 190, f64 and c64,
 //! batch 2000), which runs only when named. `--lu-n 4,8,var`, `--lu-types f64,c128` and
-//! `--lu-batch N` narrow it (to split a long run).
+//! `--lu-batch N` narrow it (to split a long run); `--lu-nrhs 1,4,16` times the solve rows at
+//! those right-hand side counts (default 1).
 //!
 //! The dense-inverse section `inverse` (every `dense-inverse` method against cuSOLVER
 //! getrf+getrs and potrf+potri, n 1000…16000, f32 and f64, c64 at n = 4000, our CPU backend
@@ -67,6 +68,7 @@ struct Args {
     markdown: Option<String>,
     lu_n: Option<String>,
     lu_types: Option<String>,
+    lu_nrhs: Option<String>,
     lu_batch: Option<usize>,
     lu_general: bool,
     inv_n: Option<String>,
@@ -84,6 +86,7 @@ fn parse_args() -> Args {
         only: Vec::new(),
         lu_n: None,
         lu_types: None,
+        lu_nrhs: None,
         lu_batch: None,
         lu_general: false,
         inv_n: None,
@@ -100,6 +103,7 @@ fn parse_args() -> Args {
             "--markdown" => a.markdown = it.next(),
             "--lu-n" => a.lu_n = it.next(),
             "--lu-types" => a.lu_types = it.next(),
+            "--lu-nrhs" => a.lu_nrhs = it.next(),
             "--lu-batch" => a.lu_batch = it.next().and_then(|v| v.parse().ok()),
             "--lu-general" => a.lu_general = true,
             "--inv-n" => a.inv_n = it.next(),
@@ -127,6 +131,7 @@ fn parse_args() -> Args {
                 println!("  --lu-n 4,8,var   only these orders (`var`: the variable-size batch)");
                 println!("  --lu-types f64,c128   only these types (f32, f64, c64, c128)");
                 println!("  --lu-batch N   requested batch (reduced where memory requires)");
+                println!("  --lu-nrhs 1,4,16   the solve rows at these right-hand side counts (default 1)");
                 println!("  --lu-general   general random matrices (an interchange at almost every step) instead of n added to the diagonal (none)");
                 println!("  inverse: dense-inverse methods against cuSOLVER getrf+getrs / potrf+potri, n 1000..16000, f32 and f64, c64 at 4000; CPU backend for n <= 4000; only when named");
                 println!("  inverse-quick (or inverse with --quick): n 1000 and 4000, f64");
@@ -277,7 +282,9 @@ fn main() {
             args.lu_n.as_deref(),
             args.lu_types.as_deref(),
             args.lu_batch,
-        ) {
+        )
+        .and_then(|p| p.with_rhs(args.lu_nrhs.as_deref()))
+        {
             Ok(plan) => lu_section(&dev, &cublas, copy_gbps, args.reps, &plan, &mut lu_rows),
             Err(e) => {
                 eprintln!("lu: {e}");
@@ -388,16 +395,16 @@ fn lu_section(
     for &n in &plan.sizes {
         let before = rows.len();
         if has("f32") {
-            lu::run_uniform::<f32>(&cx, n, plan.batch, rows);
+            lu::run_uniform::<f32>(&cx, n, plan.batch, &plan.rhs, rows);
         }
         if has("f64") {
-            lu::run_uniform::<f64>(&cx, n, plan.batch, rows);
+            lu::run_uniform::<f64>(&cx, n, plan.batch, &plan.rhs, rows);
         }
         if has("c64") {
-            lu::run_uniform::<Complex32>(&cx, n, plan.batch, rows);
+            lu::run_uniform::<Complex32>(&cx, n, plan.batch, &plan.rhs, rows);
         }
         if has("c128") {
-            lu::run_uniform::<Complex64>(&cx, n, plan.batch, rows);
+            lu::run_uniform::<Complex64>(&cx, n, plan.batch, &plan.rhs, rows);
         }
         // The order's rows now, so a run cut short still shows what it measured.
         eprint!("{}", report::lu_table(&rows[before..]));
