@@ -469,7 +469,10 @@ __device__ void getrs_small(const T* __restrict__ a, const int* __restrict__ ipi
         const int c = c0 + cc;
         T* X = x + k * x_stride + (i64)c * n;
         const bool rw = row && c < nrhs;
-        T xi = (rw && !bad) ? X[OP == 0 ? src : gl] : zero<T>();
+        // A column past nrhs carries ones, not zeros: a zero dividend takes the division's slow
+        // path (f64 n = 16, 5 right-hand sides: three dead columns made the solve 1.7 times as
+        // long as with 8 live ones).
+        T xi = !rw ? one_t<T>() : bad ? zero<T>() : X[OP == 0 ? src : gl];
         if (OP == 0) {
 #pragma unroll
             for (int j = 0; j < W; ++j) {

@@ -534,11 +534,38 @@ pub(crate) enum SolveForm {
 }
 
 /// Most right-hand sides for which the solves above [`SMALL_MAX`] stream the factors (each
-/// right-hand side reads them again) rather than solve blocks of columns in `getrs_blocked_*`.
-pub(crate) const WARP_SOLVE_RHS: usize = 4;
+/// right-hand side reads them again) rather than solve blocks of columns in `getrs_blocked_*`:
+/// two for c128 to n = 128 and for f32 and c64 to 64, one otherwise. From the harness on an
+/// H200 (docs/perf-notes.md, Batched LU Version 26): a streamed solve costs about its
+/// one-column time per column (f64 n = 100: 0.45, 0.68, 0.91, 1.17 ms for 1..4 columns) while
+/// the blocked solve's time hardly grows up to its column block (0.52 ms for 2, 0.53 for 5 or
+/// 6); c128 at 48 and 100 was still faster streamed with two columns (0.30 and 1.26 ms against
+/// 0.48 and 1.51), f64 at 48 not (0.196 against 0.172).
+pub(crate) fn warp_solve_rhs<T: Scalar>(n: usize) -> usize {
+    match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
+        (true, 16, ..=128) | (false, 4, ..=64) | (true, 8, ..=64) => 2,
+        _ => 1,
+    }
+}
+
+/// Most right-hand sides of the register solve (`getrs_small`) at order `n`, above which the
+/// blocked solve takes them: three for f64 and two for c128 at n = 17..=32, any number
+/// otherwise. There the register solve runs a group's columns one after another while the
+/// blocked solve's time hardly grows up to its column block: at n = 32 (harness, H200, Batched
+/// LU Version 26) the register solve took 0.104 / 0.128 / 0.241 ms for f64 at 3 / 4 / 5
+/// right-hand sides and 0.228 / 0.311 / 0.728 for c128 at 2 / 3 / 5, the blocked one 0.112 and
+/// 0.286 at 5 (0.213 and 0.512 at 16, against 0.459 and 1.404 in registers); f32 and c64 are
+/// as fast or faster in registers at every count measured (to 16).
+pub(crate) fn small_solve_rhs<T: Scalar>(n: usize) -> usize {
+    match (T::PREFIX, n) {
+        ('d', 17..) => 3,
+        ('z', 17..) => 2,
+        _ => usize::MAX,
+    }
+}
 
 /// The form of a solve of `nrhs` right-hand sides at (largest) order `n`: [`SolveForm::Small`]
-/// for uniform batches to [`SMALL_MAX`]; with at most [`WARP_SOLVE_RHS`] right-hand sides,
+/// for uniform batches to [`SMALL_MAX`] with at most [`small_solve_rhs`] right-hand sides; with at most [`warp_solve_rhs`] right-hand sides,
 /// [`SolveForm::Warp`] to 128 (real types) or 256 (complex) and [`SolveForm::Tile`] above, to
 /// 512 (not f32); else, or when a blocked configuration is forced, [`SolveForm::Blocked`].
 /// From the kernel times on an H200 (docs/perf-notes.md, Batched LU Version 25): past those
@@ -560,9 +587,9 @@ pub(crate) fn solve_form<T: Scalar>(
     };
     if forced {
         SolveForm::Blocked
-    } else if uniform && n <= SMALL_MAX {
+    } else if uniform && n <= SMALL_MAX && nrhs <= small_solve_rhs::<T>(n) {
         SolveForm::Small
-    } else if nrhs > WARP_SOLVE_RHS || n > 512 {
+    } else if nrhs > warp_solve_rhs::<T>(n) || n > 512 {
         SolveForm::Blocked
     } else if n <= warp_max {
         SolveForm::Warp
@@ -1012,10 +1039,26 @@ mod tests {
         assert_eq!(small_solve_columns(100), 4);
         use SolveForm::*;
         assert_eq!(solve_form::<f32>(32, 9, true, false), Small);
+        assert_eq!(solve_form::<Complex32>(32, 9, true, false), Small);
+        assert_eq!(solve_form::<f64>(16, 9, true, false), Small);
+        assert_eq!(solve_form::<f64>(17, 3, true, false), Small);
+        assert_eq!(solve_form::<f64>(17, 4, true, false), Blocked);
+        assert_eq!(solve_form::<Complex64>(16, 9, true, false), Small);
+        assert_eq!(solve_form::<Complex64>(32, 2, true, false), Small);
+        assert_eq!(solve_form::<Complex64>(32, 3, true, false), Blocked);
         assert_eq!(solve_form::<f32>(32, 1, false, false), Warp);
         assert_eq!(solve_form::<f32>(32, 1, true, true), Blocked);
-        assert_eq!(solve_form::<f32>(128, 4, true, false), Warp);
-        assert_eq!(solve_form::<f32>(128, 5, true, false), Blocked);
+        assert_eq!(solve_form::<f32>(128, 1, true, false), Warp);
+        assert_eq!(solve_form::<f32>(64, 2, true, false), Warp);
+        assert_eq!(solve_form::<f32>(64, 3, true, false), Blocked);
+        assert_eq!(solve_form::<Complex32>(64, 2, true, false), Warp);
+        assert_eq!(solve_form::<Complex32>(65, 2, true, false), Blocked);
+        assert_eq!(solve_form::<f64>(48, 2, true, false), Blocked);
+        assert_eq!(solve_form::<f32>(128, 2, true, false), Blocked);
+        assert_eq!(solve_form::<f64>(190, 2, true, false), Blocked);
+        assert_eq!(solve_form::<Complex64>(128, 2, true, false), Warp);
+        assert_eq!(solve_form::<Complex64>(128, 3, true, false), Blocked);
+        assert_eq!(solve_form::<Complex64>(129, 2, true, false), Blocked);
         assert_eq!(solve_form::<f32>(129, 1, true, false), Blocked);
         assert_eq!(solve_form::<f32>(512, 1, true, false), Blocked);
         assert_eq!(solve_form::<f64>(129, 1, true, false), Tile);

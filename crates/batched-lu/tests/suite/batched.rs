@@ -193,7 +193,8 @@ fn solves<T: Scalar>(dev: &Device) {
 
 /// Each form of the solve at its edges: right-hand-side counts around the register solve's
 /// groups of four columns (5 leaves a group with one live column and three past `nrhs`) and the
-/// streaming solves' limit of four (5 and 9 go to the blocked solve), orders at the register
+/// streaming solves' limits (one column, two for c128 to n = 128: more go to the blocked
+/// solve), orders at the register
 /// solve's widths, around the streaming solves' tiles (65, 129, 257, 300), all three
 /// transposes; a singular matrix between two good ones; residuals against a host product.
 fn solve_forms<T: Scalar>(dev: &Device) {
