@@ -242,6 +242,16 @@ pub fn set_general_matrices(general: bool) {
     GENERAL.store(general, Ordering::Relaxed);
 }
 
+/// Whether the uniform batches time only the factorization and the solves (`--lu-solves-only`:
+/// no inverse rows, and no tolerance from cuBLAS's inverse for the solutions' difference).
+static SOLVES_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Makes the uniform batches time only `getrf` and the solve rows (`true`), or every row
+/// (`false`, the default).
+pub fn set_solves_only(only: bool) {
+    SOLVES_ONLY.store(only, Ordering::Relaxed);
+}
+
 /// `count` matrices at `offsets` with orders `sizes`: uniform random entries plus `n` on the
 /// diagonal (eigenvalues within about `√n` of `n`, so condition numbers near 1; column
 /// diagonally dominant, so partial pivoting interchanges no rows), or without the diagonal
@@ -589,6 +599,7 @@ fn uniform<T: CublasLu>(
     let dev = cx.dev;
     let es = std::mem::size_of::<T>();
     let rhs_cols = rhs_counts.iter().sum();
+    let solves_only = SOLVES_ONLY.load(Ordering::Relaxed);
     let batch = model::batch_that_fits(wanted, n, es, rhs_cols, cx.budget);
     let nn = n * n;
     eprintln!("lu {} n = {n}, batch {batch}", dtype::<T>());
@@ -669,8 +680,11 @@ fn uniform<T: CublasLu>(
                            work: &DeviceVec<T>,
                            inv: &mut DeviceVec<T>,
                            sets: &mut [RhsSet<T>]| {
-        let ri =
-            measure(cx, || getri_batched(layout, work, piv, info, inv, nn)).map_err(ours_failure);
+        let ri = if solves_only {
+            Err(String::from("skipped"))
+        } else {
+            measure(cx, || getri_batched(layout, work, piv, info, inv, nn)).map_err(ours_failure)
+        };
         let inv_s = ri.is_ok().then(|| mats(inv));
         let rs: Vec<Solved<T>> = sets
             .iter_mut()
@@ -701,7 +715,9 @@ fn uniform<T: CublasLu>(
             warn_rf.push("cuBLAS info reports a singular matrix".to_string());
         }
     }
-    let cb_ri = if cb_rf.is_ok() {
+    let cb_ri = if solves_only {
+        Err("skipped".into())
+    } else if cb_rf.is_ok() {
         measure(cx, cb_getri)
     } else {
         Err("needs cuBLAS getrf".into())
@@ -739,26 +755,31 @@ fn uniform<T: CublasLu>(
     }
 
     // Full inverse: ours in one call, cuBLAS getrf + getri on a restored copy, matinvBatched.
-    eprintln!("  full inverses");
-    let ours_inv = measure(cx, || {
-        inverse_batched(layout, &orig, &mut inv, nn).map(drop)
-    })
-    .map_err(ours_failure);
-    let full_ours = ours_inv.is_ok().then(|| mats(&inv));
-    let cb_inv = measure_reset(cx, restore, || {
-        cb_getrf()?;
-        cb_getri()
-    });
-    let full_cb = cb_inv.is_ok().then(|| mats(&inv));
-    let matinv = (n <= 32).then(|| {
-        let r = measure(cx, || {
-            // SAFETY: `a_orig` and `a_inv` list `batch` disjoint matrices of order n ≤ 32;
-            // info has batch ints.
-            unsafe { T::matinv_batched(cublas, nc, pa_orig, nc, pa_inv, nc, info_ri_p, bc) }
+    let skipped = || Err(String::from("skipped"));
+    let (mut ours_inv, mut cb_inv, mut full_ours, mut full_cb, mut matinv) =
+        (skipped(), skipped(), None, None, None);
+    if !solves_only {
+        eprintln!("  full inverses");
+        ours_inv = measure(cx, || {
+            inverse_batched(layout, &orig, &mut inv, nn).map(drop)
+        })
+        .map_err(ours_failure);
+        full_ours = ours_inv.is_ok().then(|| mats(&inv));
+        cb_inv = measure_reset(cx, restore, || {
+            cb_getrf()?;
+            cb_getri()
         });
-        let m = r.is_ok().then(|| mats(&inv));
-        (r, m)
-    });
+        full_cb = cb_inv.is_ok().then(|| mats(&inv));
+        matinv = (n <= 32).then(|| {
+            let r = measure(cx, || {
+                // SAFETY: `a_orig` and `a_inv` list `batch` disjoint matrices of order n ≤ 32;
+                // info has batch ints.
+                unsafe { T::matinv_batched(cublas, nc, pa_orig, nc, pa_inv, nc, info_ri_p, bc) }
+            });
+            let m = r.is_ok().then(|| mats(&inv));
+            (r, m)
+        });
+    }
 
     // Tolerance from cuBLAS's inverse (or any inverse we have).
     let any_inv = inv_cb
@@ -795,16 +816,18 @@ fn uniform<T: CublasLu>(
         diff: rf_diff,
         warning: warn_rf,
     });
-    push(Pair {
-        op: "getri",
-        baseline: "cuBLAS getriBatched".into(),
-        ours: ours_ri,
-        ours_note: note,
-        base: cb_ri,
-        lu_op: LuOp::Getri,
-        diff: diff_of(&inv_ours, &inv_cb),
-        warning: Vec::new(),
-    });
+    if !solves_only {
+        push(Pair {
+            op: "getri",
+            baseline: "cuBLAS getriBatched".into(),
+            ours: ours_ri,
+            ours_note: note,
+            base: cb_ri,
+            lu_op: LuOp::Getri,
+            diff: diff_of(&inv_ours, &inv_cb),
+            warning: Vec::new(),
+        });
+    }
     for ((set, (t_ours, x_ours)), (t_cb, x_cb)) in rhs_sets.iter().zip(ours_rs).zip(cb_rs) {
         // When the solutions differ, say whose residual ‖A·x − b‖ is off.
         let mut warn_rs = Vec::new();
@@ -836,6 +859,9 @@ fn uniform<T: CublasLu>(
             diff: diff_of(&x_ours, &x_cb),
             warning: warn_rs,
         });
+    }
+    if solves_only {
+        return Ok(());
     }
     push(Pair {
         op: "inverse",

@@ -9,7 +9,7 @@
 //! variable-size batch; with `--quick`, or as `lu-quick`: orders 8, 32, 64, 190, f64 and c64,
 //! batch 2000), which runs only when named. `--lu-n 4,8,var`, `--lu-types f64,c128` and
 //! `--lu-batch N` narrow it (to split a long run); `--lu-nrhs 1,4,16` times the solve rows at
-//! those right-hand side counts (default 1).
+//! those right-hand side counts (default 1), and `--lu-solves-only` leaves out the inverses.
 //!
 //! The dense-inverse section `inverse` (every `dense-inverse` method against cuSOLVER
 //! getrf+getrs and potrf+potri, n 1000…16000, f32 and f64, c64 at n = 4000, our CPU backend
@@ -71,6 +71,7 @@ struct Args {
     lu_nrhs: Option<String>,
     lu_batch: Option<usize>,
     lu_general: bool,
+    lu_solves_only: bool,
     inv_n: Option<String>,
     inv_types: Option<String>,
     inv_cpu: Option<usize>,
@@ -89,6 +90,7 @@ fn parse_args() -> Args {
         lu_nrhs: None,
         lu_batch: None,
         lu_general: false,
+        lu_solves_only: false,
         inv_n: None,
         inv_types: None,
         inv_cpu: None,
@@ -106,6 +108,7 @@ fn parse_args() -> Args {
             "--lu-nrhs" => a.lu_nrhs = it.next(),
             "--lu-batch" => a.lu_batch = it.next().and_then(|v| v.parse().ok()),
             "--lu-general" => a.lu_general = true,
+            "--lu-solves-only" => a.lu_solves_only = true,
             "--inv-n" => a.inv_n = it.next(),
             "--gemv-n" => a.gemv_n = it.next().and_then(|v| v.parse().ok()),
             "--inv-types" => a.inv_types = it.next(),
@@ -132,6 +135,7 @@ fn parse_args() -> Args {
                 println!("  --lu-types f64,c128   only these types (f32, f64, c64, c128)");
                 println!("  --lu-batch N   requested batch (reduced where memory requires)");
                 println!("  --lu-nrhs 1,4,16   the solve rows at these right-hand side counts (default 1)");
+                println!("  --lu-solves-only   uniform batches: only the getrf and getrs rows (no inverses)");
                 println!("  --lu-general   general random matrices (an interchange at almost every step) instead of n added to the diagonal (none)");
                 println!("  inverse: dense-inverse methods against cuSOLVER getrf+getrs / potrf+potri, n 1000..16000, f32 and f64, c64 at 4000; CPU backend for n <= 4000; only when named");
                 println!("  inverse-quick (or inverse with --quick): n 1000 and 4000, f64");
@@ -273,6 +277,7 @@ fn main() {
     let mut lu_rows = Vec::new();
     let lu_quick = args.only.iter().any(|o| o == "lu-quick");
     lu::set_general_matrices(args.lu_general);
+    lu::set_solves_only(args.lu_solves_only);
     if args.lu_general {
         println!("lu: general matrices (no diagonal shift: row interchanges at almost every step)");
     }
