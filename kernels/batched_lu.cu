@@ -37,9 +37,9 @@
 //   rows to stored rows, and each panel is gathered through it when it is loaded. f64 from 65
 //   to 256 (`getrf_lookahead`): while warp 0 factors a panel, the other warps already solve the
 //   next panel's rows above it, whose order no later interchange changes.
-// * Solves of up to four right-hand sides above n = 32: a warp per (matrix, right-hand side),
-//   streaming the factors (`getrs_warp`: column by column, the solution in registers; orders
-//   past those, to 512: `getrs_tile`, a tile of columns at a time, the solution in shared memory).
+// * Solves of one right-hand side above n = 32 (two for some types and orders): a warp per (matrix,
+//   right-hand side), streaming the factors (`getrs_warp`: column by column, the solution in registers;
+//   orders past those, to 512: `getrs_tile`, a tile of columns at a time, the solution in shared memory).
 // * Other solves and inverses (`getrs_blocked`, `getri_blocked`): one block per (matrix, chunk of NB
 //   right-hand-side columns), the chunk in shared memory, blocked forward and backward
 //   substitution with the same register-tiled update.

@@ -672,8 +672,10 @@ fn uniform<T: CublasLu>(
         }
     }
     let mut ours_ri = Err(String::from("skipped"));
-    let skipped = || (Err(String::from("skipped")), None);
-    let mut ours_rs: Vec<Solved<T>> = rhs_sets.iter().map(|_| skipped()).collect();
+    let mut ours_rs: Vec<Solved<T>> = rhs_sets
+        .iter()
+        .map(|_| (Err(String::from("skipped")), None))
+        .collect();
     let mut inv_ours = None;
     let run_ours_solves = |piv: &DeviceVec<i32>,
                            info: &DeviceVec<i32>,
