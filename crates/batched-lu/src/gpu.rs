@@ -565,9 +565,10 @@ pub(crate) fn small_solve_rhs<T: Scalar>(n: usize) -> usize {
 }
 
 /// The form of a solve of `nrhs` right-hand sides at (largest) order `n`: [`SolveForm::Small`]
-/// for uniform batches to [`SMALL_MAX`] with at most [`small_solve_rhs`] right-hand sides; with at most [`warp_solve_rhs`] right-hand sides,
-/// [`SolveForm::Warp`] to 128 (real types) or 256 (complex) and [`SolveForm::Tile`] above, to
-/// 512 (not f32); else, or when a blocked configuration is forced, [`SolveForm::Blocked`].
+/// for uniform batches to [`SMALL_MAX`] with at most [`small_solve_rhs`] right-hand sides;
+/// with at most [`warp_solve_rhs`] right-hand sides, [`SolveForm::Warp`] to 128 (real types)
+/// or 256 (complex) and [`SolveForm::Tile`] above, to 512 (not f32); else, or when a blocked
+/// configuration is forced, [`SolveForm::Blocked`].
 /// From the kernel times on an H200 (docs/perf-notes.md, Batched LU Version 25): past those
 /// orders each column step of `getrs_warp` waits for memory (f32 190 1.59 ms, f64 256 3.70,
 /// against the blocked solve's 0.89 and 2.96); the tiled solve beats the blocked one for f64
