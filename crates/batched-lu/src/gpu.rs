@@ -608,9 +608,12 @@ fn warp_solve_rows(n: usize) -> usize {
 }
 
 /// Right-hand-side columns per lane group of the register solve `getrs_small_*`: the factors,
-/// loaded once per group, serve up to four columns, solved one after another.
+/// loaded once per group, serve up to four columns, solved one after another; the columns are
+/// spread evenly over the fewest groups (five: two groups of three, not four and one, since a
+/// group's time follows its column count, the columns past `nrhs` included).
 fn small_solve_columns(nrhs: usize) -> usize {
-    nrhs.clamp(1, 4)
+    let nrhs = nrhs.max(1);
+    nrhs.div_ceil(nrhs.div_ceil(4))
 }
 
 fn small_width(n: usize) -> usize {
@@ -1038,6 +1041,18 @@ mod tests {
         assert_eq!(small_solve_columns(1), 1);
         assert_eq!(small_solve_columns(3), 3);
         assert_eq!(small_solve_columns(100), 4);
+        assert_eq!(small_solve_columns(0), 1);
+        assert_eq!(small_solve_columns(4), 4);
+        assert_eq!(small_solve_columns(5), 3);
+        assert_eq!(small_solve_columns(9), 3);
+        assert_eq!(small_solve_columns(10), 4);
+        for nrhs in 1..=64 {
+            let (c, groups) = (small_solve_columns(nrhs), nrhs.div_ceil(4));
+            assert!(
+                c <= 4 && c * groups >= nrhs && nrhs.div_ceil(c) == groups,
+                "{nrhs}: {c}"
+            );
+        }
         use SolveForm::*;
         assert_eq!(solve_form::<f32>(32, 9, true, false), Small);
         assert_eq!(solve_form::<Complex32>(32, 9, true, false), Small);

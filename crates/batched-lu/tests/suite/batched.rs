@@ -192,11 +192,11 @@ fn solves<T: Scalar>(dev: &Device) {
 }
 
 /// Each form of the solve at its edges: right-hand-side counts around the register solve's
-/// groups of four columns (5 leaves a group with one live column and three past `nrhs`) and the
-/// streaming solves' limits (one column, two for c128 to n = 128: more go to the blocked
-/// solve), orders at the register
-/// solve's widths, around the streaming solves' tiles (65, 129, 257, 300), all three
-/// transposes; a singular matrix between two good ones; residuals against a host product.
+/// groups of up to four columns (5: two groups of three, the second with a column past `nrhs`)
+/// and the streaming solves' limits (one column, two for some types and orders: more go to the
+/// blocked solve), orders at the register solve's widths, around the streaming solves' tiles
+/// (65, 129, 257, 300), all three transposes; a singular matrix between two good ones;
+/// residuals against a host product.
 fn solve_forms<T: Scalar>(dev: &Device) {
     // Under the sanitizer one order per form and the counts that split a group.
     let sanitizer = gpu_blas::testing::under_sanitizer();
