@@ -179,6 +179,18 @@ template <class T> __device__ __forceinline__ void cp_async_elem(T* dst, const T
                  : "memory");
 }
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+// The thread's asynchronous copies issued so far closed as one group; and the wait for all but the
+// N most recent groups (the copies of the older groups complete for the issuing thread).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait_group() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// The dynamic shared memory the block was launched with, in bytes.
+__device__ __forceinline__ unsigned dynamic_smem_bytes() {
+    unsigned r;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+    return r;
+}
 
 // ---------------------------------------------------------------------------------------------
 // n <= 32: a whole matrix in the registers of W lanes, one row per lane.
@@ -1000,8 +1012,21 @@ constexpr int TRI_SPLIT = 2;
 // (R + 1)/R times the rows they update against (R' + 1)/R' with R' = R / 2 slots of 32 (at
 // n = 64 a sixth fewer FMAs), and at 33..48 and 65..80 there are fewer slots (48 and 80
 // instead of 64 and 96). 15–30 % faster than whole warps at 49..128 (docs/perf-notes.md).
+//
+// Staging of the triangles beyond one at a time (TRI only):
+// * PH > 0: each triangle in two parts (below), for f64 and c64 225..256 and c128 161..192.
+// * P3 > 0: each in three parts, for c128 193..256, whose triangle (up to 510 KiB) two parts
+//   would not fit: split slots LA < LB for L and UA < UB for U, 4 bits each (LA + 16·LB +
+//   256·UA + 4096·UB); with eight warps of half-warp groups of two columns (32 columns per
+//   block), 0.62 of the blocked inverse's time at n = 256 (docs/perf-notes.md, Batched LU
+//   Version 27; whole warps of four columns 0.63).
+// * UPRE: one triangle, but the launch gives all the shared memory a block may have, and U's
+//   columns that fit beside L's (those from uk on) are copied at the start, arriving during
+//   the forward substitution; only U's first columns wait for it. f32 193..256, where the
+//   copies are 4 bytes each: 0.97 of the time (other types and forms gained nothing, Version
+//   27).
 template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true, bool FOLD = false,
-          int SPLIT = TRI_SPLIT, int PH = 0>
+          int SPLIT = TRI_SPLIT, int PH = 0, bool UPRE = false, int P3 = 0>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
@@ -1034,8 +1059,37 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     // that part alone, at the start.
     const bool late = TWO && c0 >= S;
     const int subL = TRI ? c0 * (2 * n - c0 - 1) / 2 : 0;
+    // Three parts (P3 > 0, the triangle form only, for triangles that two parts would not fit):
+    // L split at columns la = LA·HW and lb = LB·HW, staged in that order (a block stages from
+    // column c0, in the part p0 that holds it); U split at ua = UA·HW and ub = UB·HW, staged from
+    // the last part down. Each part at the start of F, less the elements before it (oLa, ...).
+    constexpr bool THREE = TRI && P3 > 0;
+    static_assert(!THREE || (PH == 0 && !UPRE), "one staging scheme at a time");
+    constexpr int LA = P3 & 15, LB = (P3 >> 4) & 15, UA = (P3 >> 8) & 15, UB = (P3 >> 12) & 15;
+    const int la = LA * HW, lb = LB * HW, ua = UA * HW, ub = UB * HW;
+    const int oLa = la * (2 * n - la - 1) / 2, oLb = lb * (2 * n - lb - 1) / 2;
+    const int oUa = ua * (ua - 1) / 2, oUb = ub * (ub - 1) / 2;
+    const int p0 = !THREE ? 0 : c0 >= lb ? 2 : c0 >= la ? 1 : 0;
     // Elements of the factors held at once.
-    const int nf = !TRI ? nn : (TWO ? max(max(offL, ntri - offL), max(offU, ntri - offU)) : ntri);
+    // UPRE: as many as the launch's dynamic shared memory holds beside the rest of the layout.
+    constexpr int REST = NMAX * (int)sizeof(T) + 2 * NMAX * 4 + NG * UP * 16;
+    const int nf = !TRI  ? nn
+                   : TWO ? max(max(offL, ntri - offL), max(offU, ntri - offU))
+                   : THREE ? max(max(max(oLa, oLb - oLa), ntri - oLb), max(max(oUa, oUb - oUa), ntri - oUb))
+                   : UPRE ? max(ntri, ((int)dynamic_smem_bytes() - REST) / 16 * E)
+                          : ntri;
+    // UPRE: U's packed columns start at F + xu, so that its columns uk.. lie past the part of L
+    // the forward substitution reads (F[0, ntri − subL)) and are staged at the start: column c
+    // of U starts at xu + c(c − 1)/2, so uk is the least c with c(c − 1)/2 ≥ ntri − subL − xu.
+    const int xu = UPRE ? nf - ntri : 0;
+    int uk = n;
+    if constexpr (UPRE) {
+        const int dl = ntri - subL - xu;
+        int c = dl <= 0 ? 0 : (int)((1.f + sqrtf(1.f + 8.f * (float)dl)) * 0.5f);
+        while (c > 0 && (c - 1) * (c - 2) / 2 >= dl) --c;
+        while (c * (c - 1) / 2 < dl) ++c;
+        uk = min(c, n);
+    }
     // Shared memory (see `mid_smem` in gpu.rs): the factors (leading dimension n, 16 bytes more
     // in front, or one packed triangle for TRI, rounded up to 16 bytes), the reciprocals of U's
     // diagonal (NMAX), the column of the inverse each column of L⁻¹ becomes (NMAX ints), the
@@ -1081,7 +1135,14 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #endif
     const unsigned mbar = (unsigned)__cvta_generic_to_shared(reinterpret_cast<PK*>(pv + NMAX) + NG * UP);
     if constexpr (TRI) {
-        stage_triangle(true, c0, TWO && !late ? S : n, subL);
+        stage_triangle(true, c0, THREE ? (p0 == 0 ? la : p0 == 1 ? lb : n) : TWO && !late ? S : n, subL);
+        if constexpr (UPRE) {
+            // L first, as one group of copies (waited for before the substitution); then U's
+            // columns uk.., which arrive during the forward substitution.
+            cp_async_commit();
+            stage_triangle(false, uk, n, -xu);
+            cp_async_commit();
+        }
     } else if constexpr (!bulk) {
         for (int i = threadIdx.x; i < nn; i += blockDim.x) cp_async_elem(F + i, A + i);
     } else {
@@ -1117,7 +1178,11 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         bad |= pv[j] < 0 || pv[j] >= n;
     }
     if (threadIdx.x == 0) bad |= info[k] != 0;
-    if constexpr (!bulk) cp_async_wait();
+    if constexpr (UPRE) {
+        cp_async_wait_group<1>();
+    } else if constexpr (!bulk) {
+        cp_async_wait();
+    }
     bad = __syncthreads_or(bad);
     if constexpr (bulk) {
         unsigned done;
@@ -1210,7 +1275,10 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #pragma unroll
         for (int g = 0; g < R; ++g)
             act[g] = g >= h && ((FOLD && g > h) || hl + HW * g > s) && ((FOLD && g < R - 1) || hl + HW * g < n);
-        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 - (TWO && !late && h >= PH ? offL : subL) : s * n, act, tu);
+        const int sub = THREE ? (h >= LB && p0 <= 1 ? oLb : h >= LA && p0 == 0 ? oLa : subL)
+                              : TWO && !late && h >= PH ? offL
+                                                        : subL;
+        update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 - sub : s * n, act, tu);
         __syncwarp();
     };
 #pragma unroll
@@ -1219,6 +1287,15 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             if (h == PH && !late) {
                 __syncthreads();
                 stage_triangle(true, S, n, offL);
+                cp_async_wait();
+                __syncthreads();
+            }
+        }
+        if constexpr (THREE) {
+            if ((h == LA && p0 == 0) || (h == LB && p0 <= 1)) {
+                __syncthreads();
+                if (h == LA) stage_triangle(true, la, lb, oLa);
+                else stage_triangle(true, lb, n, oLb);
                 cp_async_wait();
                 __syncthreads();
             }
@@ -1232,9 +1309,11 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     }
     if constexpr (TRI) {
         __syncthreads();
-        stage_triangle(false, TWO ? S : 0, n, offU);
+        const int u0 = THREE ? ub : TWO ? S : 0, su = UPRE ? -xu : THREE ? oUb : offU;
+        stage_triangle(false, u0, uk, su);
         cp_async_wait();
-        if constexpr (PRE) scale_upper(TWO ? S : 0, n, offU);
+        if constexpr (PRE) scale_upper(u0, uk, su);
+        if constexpr (PRE && UPRE) scale_upper(uk, n, -xu);
         __syncthreads();
     }
     // Backward substitution with U. PRE: its columns already divided by their diagonal entries
@@ -1258,6 +1337,16 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
                 __syncthreads();
             }
         }
+        if constexpr (THREE) {
+            if (h == UB - 1 || h == UA - 1) {
+                const int cl = h == UB - 1 ? ua : 0, ch = h == UB - 1 ? ub : ua, so = h == UB - 1 ? oUa : 0;
+                __syncthreads();
+                stage_triangle(false, cl, ch, so);
+                cp_async_wait();
+                if constexpr (PRE) scale_upper(cl, ch, so);
+                __syncthreads();
+            }
+        }
 #pragma unroll 1
         for (int s = min(n, h * HW + HW) - 1; s >= h * HW; --s) {
             if (hl == s - h * HW) {
@@ -1272,7 +1361,9 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             bool act[R];
 #pragma unroll
             for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
-            update(TRI ? s * (s - 1) / 2 - (TWO && h >= PH ? offU : 0) : s * n, act, std::integral_constant<int, CPW>());
+            const int sub = THREE ? (h >= UB ? oUb : h >= UA ? oUa : 0) : TWO && h >= PH ? offU : 0;
+            update(TRI ? s * (s - 1) / 2 - sub + xu : s * n, act,
+                   std::integral_constant<int, CPW>());
             __syncwarp();
         }
     }
@@ -2500,6 +2591,23 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
         getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH>(a, ipiv, info, inv, n, a_stride, inv_stride, \
                                                                  dyn_smem);                                   \
     }
+// The triangle form in half-warp groups with each triangle staged in three parts (P3: the split
+// slots of 16 rows, see getri_mid) and the columns split over SPLIT consecutive blocks.
+#define MID_TRI3_H(T, P, NW, CPG, R, SPLIT, LA, LB, UA, UB)                                                   \
+    extern "C" __global__ void __launch_bounds__(NW * 32) getri_tri3_r##R##_w##NW##_c##CPG##_h16_##P(          \
+        const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride, i64 inv_stride) { \
+        if (blockIdx.x / SPLIT >= (unsigned)batch) return;                                                    \
+        getri_mid<T, NW, CPG, R, true, 16, true, true, SPLIT, 0, false, LA + 16 * LB + 256 * UA + 4096 * UB>(   \
+            a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                                           \
+    }
+#define MID_KERNEL_U(NAME, T, NW, CPW, R, HW, FOLD, SPLIT)                                                       \
+    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
+        NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
+             i64 inv_stride) {                                                                                \
+        if (blockIdx.x / SPLIT >= (unsigned)batch) return;                                                    \
+        getri_mid<T, NW, CPW, R, true, HW, true, FOLD, SPLIT, 0, true>(a, ipiv, info, inv, n, a_stride,      \
+                                                                       inv_stride, dyn_smem);                 \
+    }
 #define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD) \
     MID_KERNEL_S(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, TRI_SPLIT, 0)
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
@@ -2510,6 +2618,9 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
 // folded form (see getri_mid).
 #define MID_TRI(T, P, NW, CPW, R) \
     MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true, true)
+// MID_TRI with U's later columns staged during the forward substitution (UPRE, see getri_mid).
+#define MID_TRI_U(T, P, NW, CPW, R) \
+    MID_KERNEL_U(getri_tri_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, 32, true, TRI_SPLIT)
 #define MID_TRI_H(T, P, NW, CPW, R, FOLD) \
     MID_KERNEL(getri_tri_r##R##_w##NW##_c##CPW##_h16_##P, T, NW, CPW, R, true, 16, true, FOLD)
 // The triangle form with the columns split over four consecutive blocks (whole warps), for the
@@ -2553,7 +2664,7 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
     MID_HS(float, s, 2, 9, 3) MID_HS(float, s, 2, 10, 3) MID_HS(float, s, 4, 6, 3)                            \
     MID_HS(float, s, 4, 7, 4) MID_HS(float, s, 4, 8, 4) MID_HS(float, s, 4, 9, 5) MID_HS(float, s, 4, 10, 5)  \
     MID_HS(float, s, 4, 11, 6) MID_HS(float, s, 4, 12, 6) MID_HS(float, s, 8, 7, 7) MID_HS(float, s, 8, 8, 8) \
-    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI(float, s, 16, 7, 7) MID_TRI(float, s, 16, 8, 8)
+    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI_U(float, s, 16, 7, 7) MID_TRI_U(float, s, 16, 8, 8)
 #define MID_D                                                                                                 \
     MID_H(double, d, 2, 9, 3, false, true) MID_HS(double, d, 2, 10, 3) MID_H(double, d, 4, 6, 3, true, false)  \
     MID_HS(double, d, 4, 7, 4) MID_HS(double, d, 4, 8, 4) MID_HS(double, d, 8, 5, 5) MID_HS(double, d, 8, 6, 6) \
@@ -2568,7 +2679,9 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
     MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5, true)                    \
-    MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false) MID_TRI4(cf64, z, 12, 4, 6, 3)
+    MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false) MID_TRI4(cf64, z, 12, 4, 6, 3)        \
+    MID_TRI3_H(cf64, z, 8, 2, 13, 7, 2, 6, 10, 12) MID_TRI3_H(cf64, z, 8, 2, 14, 7, 2, 6, 10, 12)         \
+    MID_TRI3_H(cf64, z, 8, 2, 15, 8, 2, 6, 10, 14) MID_TRI3_H(cf64, z, 8, 2, 16, 8, 2, 6, 10, 14)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -18,11 +18,16 @@
 //!   `getri_tri_r*_w16_c*` (real types, whole-warp groups; see [`tri_shape`]) and
 //!   `getri_tri_r*_w*_c*_h16` (complex types, half-warp groups; see [`tri_half_shape`]): two
 //!   blocks per matrix, one packed triangle of the factors in shared memory at a time, with the
-//!   same exceptions.
+//!   same exceptions. f32's stage U's later columns while the forward substitution runs
+//!   (see [`tri_launch_smem`]).
 //! * f64 and c64 `193 ≤ n ≤ 256`, c128 `161 ≤ n ≤ 192` (uniform batches), inverse from the
 //!   factors: `getri_tri4_r*_w*_c4_p*` (the triangle form with the columns split over four
 //!   blocks per matrix, and from f64 and c64 225, and for c128, each triangle staged in two
 //!   parts; see [`tri4_shape`]), with the same exceptions.
+//! * c128 `193 ≤ n ≤ 256` (uniform batches), inverse from the factors:
+//!   `getri_tri3_r*_w8_c2_h16` (the triangle form in half-warp groups over seven or eight
+//!   blocks per matrix, each triangle staged in three parts; see [`tri3_shape`]), with the
+//!   same exceptions.
 //! * Otherwise: the blocked kernels `getrf_blocked_nb{8,16,32}` (one block per matrix,
 //!   left-looking with the panel in shared memory, the f64 update on the tensor cores; see
 //!   [`blocked_ld`]; f64 at its 16-wide, 64-register configuration, 65..=256:
@@ -481,6 +486,75 @@ pub(crate) fn tri4_held(n: usize, ph: usize) -> usize {
     l.max(ntri - l).max(u).max(ntri - u)
 }
 
+/// Rows per lane `r`, warps per block `nw`, columns per half-warp group `cpg`, blocks per
+/// matrix `split` and split columns `[la, lb, ua, ub]` of the three-part triangle form of the
+/// inverse, `getri_tri3_r{r}_w{nw}_c{cpg}_h16`, at order `n`, or `None` outside it. As
+/// [`tri_half_shape`]'s kernels (half-warp groups, lane l of a group rows l, l + 16, …: `r =
+/// ⌈n / 16⌉`; one strict triangle of the factors in shared memory at a time), but each triangle
+/// staged in three parts, for triangles two parts would not fit: L's columns `0..la`, `la..lb`,
+/// `lb..n`, in that order, and U's `ub..n`, `ua..ub`, `0..ua`; and the columns of the inverse
+/// over `split` consecutive blocks of eight warps, sixteen groups of two columns (32 per
+/// block). c128 193..=224 (seven blocks; splits 32, 96, 160, 192) and 225..=256 (eight; splits
+/// 32, 96, 160, 224), a kernel for each `r` (13..=16: every slot of 16 rows but the last is
+/// whole, as `getri_mid` assumes): the largest part holds 12720 elements (199 KiB). Measured on an H200
+/// (docs/perf-notes.md, Batched LU Version 27): 65.1 ms at n = 256 (batch 10000) against the
+/// blocked kernel's 105.5; whole warps of four columns 66.0.
+pub(crate) fn tri3_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize, usize, [usize; 4])> {
+    match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
+        (true, 16, 193..=224) => Some((n.div_ceil(16), 8, 2, 7, [32, 96, 160, 192])),
+        (true, 16, 225..=256) => Some((n.div_ceil(16), 8, 2, 8, [32, 96, 160, 224])),
+        _ => None,
+    }
+}
+
+/// Elements of the factors `getri_tri3_*` holds in shared memory at once at order `n` with
+/// split columns `[la, lb, ua, ub]`: the largest of the six parts (L's columns `0..la` hold
+/// `la(2n − la − 1)/2` elements, U's `ua(ua − 1)/2`, and so on).
+pub(crate) fn tri3_held(n: usize, [la, lb, ua, ub]: [usize; 4]) -> usize {
+    let ntri = n * (n - 1) / 2;
+    let lo = |c: usize| c * (2 * n - c - 1) / 2;
+    let up = |c: usize| c * (c.max(1) - 1) / 2;
+    [
+        lo(la),
+        lo(lb) - lo(la),
+        ntri - lo(lb),
+        up(ua),
+        up(ub) - up(ua),
+        ntri - up(ub),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0)
+}
+
+/// Dynamic shared memory of the three-part triangle form of shape `(r, nw, cpg)` with split
+/// columns `split` at order `n` ([`tri3_shape`]): as [`half_smem`], holding the largest part.
+pub(crate) fn tri3_smem<T: Scalar>(
+    n: usize,
+    (r, nw, cpg): (usize, usize, usize),
+    split: [usize; 4],
+) -> usize {
+    smem_holding::<T>(tri3_held(n, split), (r.div_ceil(2), 2 * nw, cpg))
+}
+
+/// Dynamic shared memory of the two-part triangle form `getri_tri_*` ([`tri_shape`]) as
+/// launched: f32's kernels stage U's later columns beside L while the forward substitution
+/// runs, in whatever the launch gives beyond one triangle (their layout reads the launch's
+/// size), so they get room for both triangles up to `limit` (a block's most); the others
+/// one triangle.
+pub(crate) fn tri_launch_smem<T: Scalar>(
+    n: usize,
+    shape: (usize, usize, usize),
+    limit: usize,
+) -> usize {
+    let one = mid_smem::<T>(n, shape, true);
+    if std::mem::size_of::<T>() == 4 {
+        smem_holding::<T>(n * (n - 1), shape).min(limit).max(one)
+    } else {
+        one
+    }
+}
+
 /// Dynamic shared memory of the four-part triangle form of shape `(r, nw, cpw, ph)` at order
 /// `n` ([`tri4_shape`]).
 pub(crate) fn tri4_smem<T: Scalar>(
@@ -854,9 +928,14 @@ pub(crate) fn getri<T: Scalar>(
             let smem = mid_smem::<T>(d.n, (r, nw, cpw), false);
             mid(format!("getri_mid_r{r}_w{nw}_c{cpw}"), nw, smem, d.batch)
         } else if let Some((r, nw, cpw)) = tri_shape::<T>(d.n) {
-            let smem = mid_smem::<T>(d.n, (r, nw, cpw), true);
+            let limit = max_shared_bytes(&dev).unwrap_or(48 * 1024);
+            let smem = tri_launch_smem::<T>(d.n, (r, nw, cpw), limit);
             let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
             mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, grid)
+        } else if let Some((r, nw, cpw, split, cols)) = tri3_shape::<T>(d.n) {
+            let smem = tri3_smem::<T>(d.n, (r, nw, cpw), cols);
+            let (_, grid) = chunk_grid(op, d.batch, split, 1)?;
+            mid(format!("getri_tri3_r{r}_w{nw}_c{cpw}_h16"), nw, smem, grid)
         } else if let Some((r, nw, cpw, ph)) = tri4_shape::<T>(d.n) {
             let smem = tri4_smem::<T>(d.n, (r, nw, cpw, ph));
             let (_, grid) = chunk_grid(op, d.batch, TRI4_SPLIT, 1)?;
@@ -996,6 +1075,81 @@ mod tests {
             assert_entry::<T>(&format!("getri_tri4_r{r}_w{nw}_c{cpw}_p{ph}"), n);
             assert!(tri4_smem::<T>(n, (r, nw, cpw, ph)) <= 227 * 1024, "n = {n}");
         }
+    }
+
+    /// Every shape `tri3_shape` picks is a kernel of the compiled module; its blocks' warps
+    /// cover every column (the last block not empty) and its rows every row; the split columns
+    /// are slot boundaries inside the order, ascending; its shared memory fits an H100's block
+    /// limit; and no other mid-size form serves its orders.
+    fn tri3_kernels_exist<T: Scalar>() {
+        for n in SMALL_MAX + 1..=1024 {
+            let Some((r, nw, cpw, split, cols)) = tri3_shape::<T>(n) else {
+                continue;
+            };
+            assert!(n > mid_max::<T>(), "n = {n}");
+            assert_eq!(tri_shape::<T>(n), None, "n = {n}");
+            assert_eq!(tri_half_shape::<T>(n), None, "n = {n}");
+            assert_eq!(tri4_shape::<T>(n), None, "n = {n}");
+            let part = 2 * nw * cpw;
+            assert!(split * part >= n && (split - 1) * part < n, "n = {n}");
+            assert!(
+                16 * r >= n && 16 * (r - 1) < n,
+                "n = {n}: {r} rows per lane"
+            );
+            let [la, lb, ua, ub] = cols;
+            assert!(
+                0 < la && la < lb && lb < n && 0 < ua && ua < ub && ub < n,
+                "n = {n}"
+            );
+            assert!(
+                cols.iter().all(|c| c % 16 == 0 && c / 16 < 16),
+                "n = {n}: {cols:?}"
+            );
+            assert_entry::<T>(&format!("getri_tri3_r{r}_w{nw}_c{cpw}_h16"), n);
+            assert!(
+                tri3_smem::<T>(n, (r, nw, cpw), cols) <= 227 * 1024,
+                "n = {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_three_part_triangle_order_has_its_kernel() {
+        tri3_kernels_exist::<f32>();
+        tri3_kernels_exist::<f64>();
+        tri3_kernels_exist::<Complex32>();
+        tri3_kernels_exist::<Complex64>();
+        assert_eq!(tri3_shape::<Complex64>(192), None);
+        assert_eq!(tri3_shape::<Complex64>(193).map(|s| s.3), Some(7));
+        assert_eq!(tri3_shape::<Complex64>(256).map(|s| s.3), Some(8));
+        assert_eq!(tri3_shape::<Complex64>(257), None);
+        let rows: Vec<usize> = [208, 209, 224, 240, 241]
+            .iter()
+            .filter_map(|&n| tri3_shape::<Complex64>(n).map(|s| s.0))
+            .collect();
+        assert_eq!(rows, [13, 14, 14, 15, 16]);
+        assert_eq!(tri3_shape::<f64>(256), None);
+        // n = 256 split at 32, 96 | 160, 224: L's parts 7664, 12256, 12720; U's 12720, 12256,
+        // 7664 (of 32640 each).
+        assert_eq!(tri3_held(256, [32, 96, 160, 224]), 12720);
+        assert_eq!(tri3_held(193, [32, 96, 160, 192]), 12720);
+    }
+
+    #[test]
+    fn the_two_part_triangle_launch_sizes() {
+        let shape = tri_shape::<f32>(256).unwrap();
+        let one = mid_smem::<f32>(256, shape, true);
+        // f32: both triangles (2·32640 elements) up to the limit, never less than one.
+        assert_eq!(tri_launch_smem::<f32>(256, shape, 227 * 1024), 227 * 1024);
+        assert_eq!(tri_launch_smem::<f32>(256, shape, 1000), one);
+        let shape = tri_shape::<f32>(193).unwrap();
+        let both = tri_launch_smem::<f32>(193, shape, 227 * 1024);
+        assert!(both > mid_smem::<f32>(193, shape, true) && both < 227 * 1024);
+        let shape = tri_shape::<f64>(190).unwrap();
+        assert_eq!(
+            tri_launch_smem::<f64>(190, shape, 227 * 1024),
+            mid_smem::<f64>(190, shape, true)
+        );
     }
 
     #[test]

@@ -460,6 +460,20 @@ fn four_part_inverse<T: Scalar>(dev: &Device) {
     mid_inverse_orders::<T>(dev, orders);
 }
 
+/// The triangle forms with other staging, alone: c128's three-part form (193..=256, each
+/// triangle in three parts, the later ones behind block barriers when the substitution reaches
+/// them) at its first and last orders and either side of its switch from seven to eight blocks
+/// per matrix, and f32's two-part form with U's later columns staged during the forward
+/// substitution (193..=256), as `mid_inverse` checks them. Small enough for the race checker.
+fn staged_triangle_inverse<T: Scalar>(dev: &Device) {
+    let orders: &[usize] = match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
+        (true, 16) => &[193, 224, 225, 256],
+        (false, 4) => &[193, 225, 256],
+        _ => &[],
+    };
+    mid_inverse_orders::<T>(dev, orders);
+}
+
 /// The mid-size inverse kernels whose backward substitution reads U's columns divided by their
 /// diagonal (complex types, real ones from five rows per lane), one order per form: whole
 /// factors in half-warp groups (f32 100, f64 128, c64 48), whole factors in whole warps (f32
@@ -544,6 +558,9 @@ gpu_blas::device_tests! {
     }
     fn four_part_triangle_inverse(dev) {
         for_all_types!(four_part_inverse, dev);
+    }
+    fn triangle_staging_forms(dev) {
+        for_all_types!(staged_triangle_inverse, dev);
     }
     fn prescaled_backward_each_form(dev) {
         for_all_types!(prescaled_inverse, dev);
