@@ -15,8 +15,9 @@
 //! with the current panel in shared memory above; for the inverse at 33 ≤ n ≤ 128 (f32: 192), one block
 //! per matrix with the factors in shared memory and the inverse in registers; for f32
 //! up to 256 and f64 180..192 two blocks per matrix with one triangle of the factors at a time,
-//! and for f64 and c64 193..256 and c128 161..192 four, the larger triangles staged in two
-//! parts). Argument errors are found before anything is written.
+//! for f64 and c64 193..256 and c128 161..192 four, the larger triangles staged in two
+//! parts, and for c128 193..256 seven or eight, each triangle staged in three parts).
+//! Argument errors are found before anything is written.
 //!
 //! On a GPU every call returns once its work is queued: each matrix is validated on the device,
 //! where it is factored, and what the device finds is reported per matrix in `info`
