@@ -1020,13 +1020,17 @@ constexpr int TRI_SPLIT = 2;
 //   256·UA + 4096·UB); with eight warps of half-warp groups of two columns (32 columns per
 //   block), 0.62 of the blocked inverse's time at n = 256 (docs/perf-notes.md, Batched LU
 //   Version 27; whole warps of four columns 0.63).
+// * LM > 0: each in many parts starting at 16-column sub-slots (bit masks LM for L, UM for U),
+//   behind barriers between sub-slots, for c128 481..512 (a triangle of 2 MiB, thirteen parts
+//   of up to 210 KiB each): whole warps of two columns, 16 columns per block, 32 blocks per
+//   matrix; 0.73 of the blocked inverse's time at n = 512 (Version 27).
 // * UPRE: one triangle, but the launch gives all the shared memory a block may have, and U's
 //   columns that fit beside L's (those from uk on) are copied at the start, arriving during
 //   the forward substitution; only U's first columns wait for it. f32 193..256, where the
 //   copies are 4 bytes each: 0.97 of the time (other types and forms gained nothing, Version
 //   27).
 template <class T, int NW, int CPW, int R, bool TRI = false, int HW = 32, bool SKIP = true, bool FOLD = false,
-          int SPLIT = TRI_SPLIT, int PH = 0, bool UPRE = false, int P3 = 0>
+          int SPLIT = TRI_SPLIT, int PH = 0, bool UPRE = false, int P3 = 0, unsigned LM = 0, unsigned UM = 0>
 __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv, const int* __restrict__ info,
                           T* __restrict__ inv, int n, i64 a_stride, i64 inv_stride, unsigned char* smem) {
     typedef Pack<T> PK;
@@ -1070,12 +1074,29 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     const int oLa = la * (2 * n - la - 1) / 2, oLb = lb * (2 * n - lb - 1) / 2;
     const int oUa = ua * (ua - 1) / 2, oUb = ub * (ub - 1) / 2;
     const int p0 = !THREE ? 0 : c0 >= lb ? 2 : c0 >= la ? 1 : 0;
+    // Many parts (LM > 0, whole warps only): the parts start at the 16-column sub-slots whose
+    // bits are set in LM (L) and UM (U), bit 0 set in both; a part is staged when a
+    // substitution reaches it (L upward, U downward), behind block barriers at sub-slot
+    // boundaries, which every warp passes. The block stages L from c0 to the end of the part
+    // holding c0 at the start.
+    constexpr bool MULTI = TRI && LM != 0u;
+    static_assert(!MULTI || (HW == 32 && PH == 0 && !UPRE && P3 == 0 && (LM & 1u) && (UM & 1u)), "many parts");
+    auto lo_of = [n](int c) { return c * (2 * n - c - 1) / 2; };  // L's elements before column c
+    auto up_of = [](int c) { return c * (c - 1) / 2; };           // U's elements before column c
+    // The first sub-slot of the part holding sub-slot j, and the first of the next part (32:
+    // none), for a mask m.
+    auto part_start = [](unsigned m, int j) { return 31 - __clz(m & (0xffffffffu >> (31 - j))); };
+    auto part_end = [](unsigned m, int j) { return j >= 31 || (m >> (j + 1)) == 0u ? 32 : j + __ffs(m >> (j + 1)); };
+    const int jc0 = c0 / 16;
+    // A block with no column of the inverse (its part past n: the last of 32 at orders to 496).
+    if (MULTI && c0 >= n) return;
     // Elements of the factors held at once.
     // UPRE: as many as the launch's dynamic shared memory holds beside the rest of the layout.
     constexpr int REST = NMAX * (int)sizeof(T) + 2 * NMAX * 4 + NG * UP * 16;
     const int nf = !TRI  ? nn
                    : TWO ? max(max(offL, ntri - offL), max(offU, ntri - offU))
                    : THREE ? max(max(max(oLa, oLb - oLa), ntri - oLb), max(max(oUa, oUb - oUa), ntri - oUb))
+                   : MULTI ? ((int)dynamic_smem_bytes() - REST) / 16 * E
                    : UPRE ? max(ntri, ((int)dynamic_smem_bytes() - REST) / 16 * E)
                           : ntri;
     // UPRE: U's packed columns start at F + xu, so that its columns uk.. lie past the part of L
@@ -1135,7 +1156,12 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
 #endif
     const unsigned mbar = (unsigned)__cvta_generic_to_shared(reinterpret_cast<PK*>(pv + NMAX) + NG * UP);
     if constexpr (TRI) {
-        stage_triangle(true, c0, THREE ? (p0 == 0 ? la : p0 == 1 ? lb : n) : TWO && !late ? S : n, subL);
+        stage_triangle(true, c0,
+                       MULTI   ? min(n, 16 * part_end(LM, jc0))
+                       : THREE ? (p0 == 0 ? la : p0 == 1 ? lb : n)
+                       : TWO && !late ? S
+                                      : n,
+                       subL);
         if constexpr (UPRE) {
             // L first, as one group of copies (waited for before the substitution); then U's
             // columns uk.., which arrive during the forward substitution.
@@ -1268,21 +1294,42 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     // the rows below it are updated: the slots after h whole (their rows are past s, and those
     // before the last slot below n: the shapes have HW·(R − 1) < n), slot h below s. Steps
     // s_lo..s_hi take the low part only.
-    auto forward = [&](int h, int s, auto tu) {
+    auto forward_at = [&](int h, int s, auto tu, int sub) {
         if (hl == s - h * HW) publish(x[h], tu);
         __syncwarp();
         bool act[R];
 #pragma unroll
         for (int g = 0; g < R; ++g)
             act[g] = g >= h && ((FOLD && g > h) || hl + HW * g > s) && ((FOLD && g < R - 1) || hl + HW * g < n);
-        const int sub = THREE ? (h >= LB && p0 <= 1 ? oLb : h >= LA && p0 == 0 ? oLa : subL)
-                              : TWO && !late && h >= PH ? offL
-                                                        : subL;
         update(TRI ? s * (2 * n - s - 1) / 2 - s - 1 - sub : s * n, act, tu);
         __syncwarp();
     };
+    auto forward = [&](int h, int s, auto tu) {
+        const int sub = THREE ? (h >= LB && p0 <= 1 ? oLb : h >= LA && p0 == 0 ? oLa : subL)
+                              : TWO && !late && h >= PH ? offL
+                                                        : subL;
+        forward_at(h, s, tu, sub);
+    };
 #pragma unroll
-    for (int h = 0; h < R; ++h) {
+    for (int h = 0; MULTI && h < R; ++h) {
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const int j = 2 * h + q, lo = h * HW + 16 * q, hi = min(n, lo + 16);
+            if (((LM >> j) & 1u) && j > jc0 && lo < n) {
+                __syncthreads();
+                stage_triangle(true, lo, min(n, 16 * part_end(LM, j)), lo_of(lo));
+                cp_async_wait();
+                __syncthreads();
+            }
+            const int ps = 16 * part_start(LM, j), sub = ps > c0 ? lo_of(ps) : subL;
+#pragma unroll 1
+            for (int s = max(lo, s_lo); s < min(hi, s_hi); ++s) forward_at(h, s, std::integral_constant<int, TA>(), sub);
+#pragma unroll 1
+            for (int s = max(lo, s_hi); s < hi; ++s) forward_at(h, s, std::integral_constant<int, CPW>(), sub);
+        }
+    }
+#pragma unroll
+    for (int h = 0; !MULTI && h < R; ++h) {
         if constexpr (TWO) {
             if (h == PH && !late) {
                 __syncthreads();
@@ -1309,7 +1356,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     }
     if constexpr (TRI) {
         __syncthreads();
-        const int u0 = THREE ? ub : TWO ? S : 0, su = UPRE ? -xu : THREE ? oUb : offU;
+        const int u0 = MULTI ? 16 * part_start(UM, (n - 1) / 16) : THREE ? ub : TWO ? S : 0;
+        const int su = UPRE ? -xu : MULTI ? up_of(u0) : THREE ? oUb : offU;
         stage_triangle(false, u0, uk, su);
         cp_async_wait();
         if constexpr (PRE) scale_upper(u0, uk, su);
@@ -1326,8 +1374,42 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     // Batched LU Version 20). Otherwise the lane holding row s scales it by 1 / U(s, s) before
     // publishing it. The rows above s: the slots before h whole (their rows are below h·HW <= s),
     // slot h above s.
+    auto backward_at = [&](int h, int s, int sub) {
+        if (hl == s - h * HW) {
+            if constexpr (!PRE) {
+                const T d = Dr[s];
 #pragma unroll
-    for (int h = R - 1; h >= 0; --h) {
+                for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
+            }
+            publish(x[h], std::integral_constant<int, CPW>());
+        }
+        __syncwarp();
+        bool act[R];
+#pragma unroll
+        for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
+        update(s * (s - 1) / 2 - sub, act, std::integral_constant<int, CPW>());
+        __syncwarp();
+    };
+#pragma unroll
+    for (int h = R - 1; MULTI && h >= 0; --h) {
+#pragma unroll
+        for (int q = 1; q >= 0; --q) {
+            const int j = 2 * h + q, lo = h * HW + 16 * q;
+            if (j < 31 && ((UM >> (j + 1)) & 1u) && 16 * (j + 1) < n) {
+                const int cl = 16 * part_start(UM, j), so = up_of(cl);
+                __syncthreads();
+                stage_triangle(false, cl, 16 * (j + 1), so);
+                cp_async_wait();
+                if constexpr (PRE) scale_upper(cl, 16 * (j + 1), so);
+                __syncthreads();
+            }
+            const int sub = up_of(16 * part_start(UM, j));
+#pragma unroll 1
+            for (int s = min(n, lo + 16) - 1; s >= lo; --s) backward_at(h, s, sub);
+        }
+    }
+#pragma unroll
+    for (int h = R - 1; !MULTI && h >= 0; --h) {
         if constexpr (TWO) {
             if (h == PH - 1) {
                 __syncthreads();
@@ -2600,6 +2682,17 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
         getri_mid<T, NW, CPG, R, true, 16, true, true, SPLIT, 0, false, LA + 16 * LB + 256 * UA + 4096 * UB>(   \
             a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                                           \
     }
+// The triangle form in whole warps with each triangle staged in many parts (LM, UM: the
+// sub-slots of 16 columns where L's and U's parts start, see getri_mid) and the columns split
+// over SPLIT consecutive blocks.
+#define MID_TRIM(T, P, NW, CPW, R, SPLIT, LM, UM)                                                             \
+    extern "C" __global__ void __launch_bounds__(NW * 32) getri_trim_r##R##_w##NW##_c##CPW##_##P(              \
+        const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride, i64 inv_stride) { \
+        if (blockIdx.x / SPLIT >= (unsigned)batch) return;                                                    \
+        getri_mid<T, NW, CPW, R, true, 32, true, true, SPLIT, 0, false, 0, LM, UM>(a, ipiv, info, inv, n,      \
+                                                                                   a_stride, inv_stride,       \
+                                                                                   dyn_smem);                  \
+    }
 #define MID_KERNEL_U(NAME, T, NW, CPW, R, HW, FOLD, SPLIT)                                                       \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
@@ -2681,7 +2774,8 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
     MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5, true)                    \
     MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false) MID_TRI4(cf64, z, 12, 4, 6, 3)        \
     MID_TRI3_H(cf64, z, 8, 2, 13, 7, 2, 6, 10, 12) MID_TRI3_H(cf64, z, 8, 2, 14, 7, 2, 6, 10, 12)         \
-    MID_TRI3_H(cf64, z, 8, 2, 15, 8, 2, 6, 10, 14) MID_TRI3_H(cf64, z, 8, 2, 16, 8, 2, 6, 10, 14)
+    MID_TRI3_H(cf64, z, 8, 2, 15, 8, 2, 6, 10, 14) MID_TRI3_H(cf64, z, 8, 2, 16, 8, 2, 6, 10, 14)         \
+    MID_TRIM(cf64, z, 8, 2, 16, 32, 0x1092abfu, 0xfaa92101u)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -24,6 +24,9 @@
 //!   factors: `getri_tri4_r*_w*_c4_p*` (the triangle form with the columns split over four
 //!   blocks per matrix, and from f64 and c64 225, and for c128, each triangle staged in two
 //!   parts; see [`tri4_shape`]), with the same exceptions.
+//! * c128 `481 ≤ n ≤ 512` (uniform batches), inverse from the factors: `getri_trim_r16_w8_c2`
+//!   (the triangle form over 32 blocks per matrix, each triangle staged in thirteen parts; see
+//!   [`trim_shape`]), with the same exceptions.
 //! * c128 `193 ≤ n ≤ 256` (uniform batches), inverse from the factors:
 //!   `getri_tri3_r*_w8_c2_h16` (the triangle form in half-warp groups over seven or eight
 //!   blocks per matrix, each triangle staged in three parts; see [`tri3_shape`]), with the
@@ -537,6 +540,47 @@ pub(crate) fn tri3_smem<T: Scalar>(
     smem_holding::<T>(tri3_held(n, split), (r.div_ceil(2), 2 * nw, cpg))
 }
 
+/// Rows per lane `r`, warps per block `nw`, columns per warp `cpw`, blocks per matrix `split`
+/// and the part masks `(lm, um)` of the many-part triangle form of the inverse,
+/// `getri_trim_r{r}_w{nw}_c{cpw}`, at order `n`, or `None` outside it. Whole warps (lane l rows
+/// l, l + 32, …), one strict triangle of the factors in shared memory at a time, each staged in
+/// parts that start at the 16-column sub-slots whose bits are set (L's parts in order as the
+/// forward substitution reaches them, U's from the last down), each behind block barriers;
+/// eight warps of two columns, 16 columns per block. c128 481..=512 (a triangle of up to
+/// 2 MiB in thirteen parts of at most 13416 elements, 210 KiB); not below 481, whose kernels
+/// would want fewer rows per lane (the kernels assume every slot of rows but the last holds some
+/// row of the matrix). Measured on an H200 (docs/perf-notes.md, Batched LU Version 27): 204.9 ms
+/// at n = 512 (batch 3487) against the blocked kernel's 280.9.
+pub(crate) fn trim_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize, usize, u32, u32)> {
+    match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
+        (true, 16, 481..=512) => Some((16, 8, 2, 32, 0x0109_2abf, 0xfaa9_2101)),
+        _ => None,
+    }
+}
+
+/// The parts `[start, end)` (columns) of a triangle of order `n` whose parts start at the
+/// 16-column sub-slots set in `mask` (bit 0 set).
+fn trim_parts(n: usize, mask: u32) -> Vec<(usize, usize)> {
+    let starts: Vec<usize> = (0..32)
+        .filter(|j| mask >> j & 1 == 1)
+        .map(|j| 16 * j)
+        .filter(|&c| c < n)
+        .collect();
+    let ends = starts.iter().skip(1).copied().chain([n]);
+    starts.iter().copied().zip(ends).collect()
+}
+
+/// Elements of the factors `getri_trim_*` holds in shared memory at once at order `n` with part
+/// masks `(lm, um)`: the largest part of either triangle (L's columns `b..e` hold
+/// `Σ (n − 1 − c)` elements, U's `Σ c`).
+pub(crate) fn trim_held(n: usize, lm: u32, um: u32) -> usize {
+    let lo = |c: usize| c * (2 * n - c - 1) / 2;
+    let up = |c: usize| c * c.saturating_sub(1) / 2;
+    let l = trim_parts(n, lm).into_iter().map(|(b, e)| lo(e) - lo(b));
+    let u = trim_parts(n, um).into_iter().map(|(b, e)| up(e) - up(b));
+    l.chain(u).max().unwrap_or(0)
+}
+
 /// Dynamic shared memory of the two-part triangle form `getri_tri_*` ([`tri_shape`]) as
 /// launched: f32's kernels stage U's later columns beside L while the forward substitution
 /// runs, in whatever the launch gives beyond one triangle (their layout reads the launch's
@@ -932,6 +976,11 @@ pub(crate) fn getri<T: Scalar>(
             let smem = tri_launch_smem::<T>(d.n, (r, nw, cpw), limit);
             let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
             mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, grid)
+        } else if let Some((r, nw, cpw, split, lm, um)) = trim_shape::<T>(d.n) {
+            // The kernel's layout reads the launch's size: it holds `trim_held` elements.
+            let smem = smem_holding::<T>(trim_held(d.n, lm, um), (r, nw, cpw));
+            let (_, grid) = chunk_grid(op, d.batch, split, 1)?;
+            mid(format!("getri_trim_r{r}_w{nw}_c{cpw}"), nw, smem, grid)
         } else if let Some((r, nw, cpw, split, cols)) = tri3_shape::<T>(d.n) {
             let smem = tri3_smem::<T>(d.n, (r, nw, cpw), cols);
             let (_, grid) = chunk_grid(op, d.batch, split, 1)?;
@@ -1133,6 +1182,60 @@ mod tests {
         // 7664 (of 32640 each).
         assert_eq!(tri3_held(256, [32, 96, 160, 224]), 12720);
         assert_eq!(tri3_held(193, [32, 96, 160, 192]), 12720);
+    }
+
+    /// Every shape `trim_shape` picks is a kernel of the compiled module; its blocks cover every
+    /// column (at most the last block empty) and its rows every row, every slot but the last
+    /// holding a row; both masks start a part at column 0; every part fits an H100's block
+    /// limit; and no other mid-size form serves its orders.
+    fn trim_kernels_exist<T: Scalar>() {
+        for n in SMALL_MAX + 1..=1024 {
+            let Some((r, nw, cpw, split, lm, um)) = trim_shape::<T>(n) else {
+                continue;
+            };
+            assert!(n > mid_max::<T>(), "n = {n}");
+            assert_eq!(tri_shape::<T>(n), None, "n = {n}");
+            assert_eq!(tri_half_shape::<T>(n), None, "n = {n}");
+            assert_eq!(tri4_shape::<T>(n), None, "n = {n}");
+            assert_eq!(tri3_shape::<T>(n), None, "n = {n}");
+            // The last block may have no column (n ≤ 496); the kernel returns at once there.
+            let part = nw * cpw;
+            assert!(split * part >= n && (split - 2) * part < n, "n = {n}");
+            assert!(
+                32 * r >= n && 32 * (r - 1) < n,
+                "n = {n}: {r} rows per lane"
+            );
+            assert!(lm & 1 == 1 && um & 1 == 1, "n = {n}");
+            assert_entry::<T>(&format!("getri_trim_r{r}_w{nw}_c{cpw}"), n);
+            let smem = smem_holding::<T>(trim_held(n, lm, um), (r, nw, cpw));
+            assert!(smem <= 227 * 1024, "n = {n}: {smem}");
+        }
+    }
+
+    #[test]
+    fn every_many_part_triangle_order_has_its_kernel() {
+        trim_kernels_exist::<f32>();
+        trim_kernels_exist::<f64>();
+        trim_kernels_exist::<Complex32>();
+        trim_kernels_exist::<Complex64>();
+        assert_eq!(trim_shape::<Complex64>(480), None);
+        assert!(trim_shape::<Complex64>(481).is_some());
+        assert!(trim_shape::<Complex64>(512).is_some());
+        assert_eq!(trim_shape::<Complex64>(513), None);
+        let (.., lm, um) = trim_shape::<Complex64>(512).unwrap();
+        // Thirteen parts each, the largest (L's columns 208..256, U's 256..304) 13416 elements.
+        assert_eq!(trim_parts(512, lm).len(), 13);
+        assert_eq!(trim_parts(512, um).len(), 13);
+        assert_eq!(trim_held(512, lm, um), 13416);
+        // The parts tile 0..n: each starts where the one before ends.
+        for n in [481, 500, 512] {
+            for m in [lm, um] {
+                let p = trim_parts(n, m);
+                assert_eq!(p[0].0, 0);
+                assert_eq!(p[p.len() - 1].1, n);
+                assert!(p.windows(2).all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1));
+            }
+        }
     }
 
     #[test]

@@ -460,11 +460,12 @@ fn four_part_inverse<T: Scalar>(dev: &Device) {
     mid_inverse_orders::<T>(dev, orders);
 }
 
-/// The triangle forms with other staging, alone: c128's three-part form (193..=256, each
-/// triangle in three parts, the later ones behind block barriers when the substitution reaches
-/// them) at its first and last orders and either side of its switch from seven to eight blocks
-/// per matrix, and f32's two-part form with U's later columns staged during the forward
-/// substitution (193..=256), as `mid_inverse` checks them. Small enough for the race checker.
+/// The triangle forms with other staging, alone, as `mid_inverse` checks them: c128's
+/// three-part form (193..=256, each triangle in three parts, the later ones behind block
+/// barriers when the substitution reaches them) at its first and last orders and either side
+/// of its switch from seven to eight blocks per matrix; f32's two-part form with U's later
+/// columns staged during the forward substitution (193..=256); and, outside the sanitizer,
+/// c128's many-part form (481..=512). Small enough for the race checker.
 fn staged_triangle_inverse<T: Scalar>(dev: &Device) {
     let orders: &[usize] = match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
         (true, 16) => &[193, 224, 225, 256],
@@ -472,6 +473,13 @@ fn staged_triangle_inverse<T: Scalar>(dev: &Device) {
         _ => &[],
     };
     mid_inverse_orders::<T>(dev, orders);
+    // c128's many-part form (481..=512: each triangle in thirteen parts, 32 blocks per matrix)
+    // at its first and last orders; not under the sanitizer, where the race checker takes
+    // minutes over a batch of these (the kernel's racecheck: docs/perf-notes.md, Batched LU
+    // Version 27).
+    if T::PREFIX == 'z' && !gpu_blas::testing::under_sanitizer() {
+        mid_inverse_orders::<T>(dev, &[481, 512]);
+    }
 }
 
 /// The mid-size inverse kernels whose backward substitution reads U's columns divided by their
