@@ -514,20 +514,26 @@ pub(crate) fn tri3_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize, us
 /// split columns `[la, lb, ua, ub]`: the largest of the six parts (L's columns `0..la` hold
 /// `la(2n − la − 1)/2` elements, U's `ua(ua − 1)/2`, and so on).
 pub(crate) fn tri3_held(n: usize, [la, lb, ua, ub]: [usize; 4]) -> usize {
-    let ntri = n * (n - 1) / 2;
+    parts_held(n, &[0, la, lb], &[0, ua, ub])
+}
+
+/// The most elements any part of either strict triangle of order `n` holds, the parts of L
+/// starting at the columns `l_starts` and those of U at `u_starts` (ascending, from 0; each part
+/// ends where the next starts, the last at `n`): L's columns `b..e` hold `Σ (n − 1 − c)`
+/// elements, U's `Σ c`.
+fn parts_held(n: usize, l_starts: &[usize], u_starts: &[usize]) -> usize {
     let lo = |c: usize| c * (2 * n - c - 1) / 2;
-    let up = |c: usize| c * (c.max(1) - 1) / 2;
-    [
-        lo(la),
-        lo(lb) - lo(la),
-        ntri - lo(lb),
-        up(ua),
-        up(ub) - up(ua),
-        ntri - up(ub),
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(0)
+    let up = |c: usize| c * c.saturating_sub(1) / 2;
+    let parts = |starts: &[usize], before: &dyn Fn(usize) -> usize| {
+        let ends: Vec<usize> = starts.iter().skip(1).copied().chain([n]).collect();
+        starts
+            .iter()
+            .zip(ends)
+            .map(|(&b, e)| before(e) - before(b))
+            .max()
+            .unwrap_or(0)
+    };
+    parts(l_starts, &lo).max(parts(u_starts, &up))
 }
 
 /// Dynamic shared memory of the three-part triangle form of shape `(r, nw, cpg)` with split
@@ -560,25 +566,27 @@ pub(crate) fn trim_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize, us
 
 /// The parts `[start, end)` (columns) of a triangle of order `n` whose parts start at the
 /// 16-column sub-slots set in `mask` (bit 0 set).
+#[cfg(test)]
 fn trim_parts(n: usize, mask: u32) -> Vec<(usize, usize)> {
-    let starts: Vec<usize> = (0..32)
+    let starts = trim_starts(n, mask);
+    let ends = starts.iter().skip(1).copied().chain([n]);
+    starts.iter().copied().zip(ends).collect()
+}
+
+/// The first columns of the parts `mask` sets (16-column sub-slots) that lie inside order `n`.
+fn trim_starts(n: usize, mask: u32) -> Vec<usize> {
+    (0..32)
         .filter(|j| mask >> j & 1 == 1)
         .map(|j| 16 * j)
         .filter(|&c| c < n)
-        .collect();
-    let ends = starts.iter().skip(1).copied().chain([n]);
-    starts.iter().copied().zip(ends).collect()
+        .collect()
 }
 
 /// Elements of the factors `getri_trim_*` holds in shared memory at once at order `n` with part
 /// masks `(lm, um)`: the largest part of either triangle (L's columns `b..e` hold
 /// `Σ (n − 1 − c)` elements, U's `Σ c`).
 pub(crate) fn trim_held(n: usize, lm: u32, um: u32) -> usize {
-    let lo = |c: usize| c * (2 * n - c - 1) / 2;
-    let up = |c: usize| c * c.saturating_sub(1) / 2;
-    let l = trim_parts(n, lm).into_iter().map(|(b, e)| lo(e) - lo(b));
-    let u = trim_parts(n, um).into_iter().map(|(b, e)| up(e) - up(b));
-    l.chain(u).max().unwrap_or(0)
+    parts_held(n, &trim_starts(n, lm), &trim_starts(n, um))
 }
 
 /// Dynamic shared memory of the two-part triangle form `getri_tri_*` ([`tri_shape`]) as
