@@ -1021,9 +1021,11 @@ constexpr int TRI_SPLIT = 2;
 //   block), 0.62 of the blocked inverse's time at n = 256 (docs/perf-notes.md, Batched LU
 //   Version 27; whole warps of four columns 0.63).
 // * LM > 0: each in many parts starting at 16-column sub-slots (bit masks LM for L, UM for U),
-//   behind barriers between sub-slots, for c128 481..512 (a triangle of 2 MiB, thirteen parts
-//   of up to 210 KiB each): whole warps of two columns, 16 columns per block, 32 blocks per
-//   matrix; 0.73 of the blocked inverse's time at n = 512 (Version 27).
+//   behind barriers between sub-slots, for c128 257..512 (at 512 a triangle of 2 MiB in
+//   thirteen parts of up to 210 KiB each; at 257..288 four parts): eight whole warps of two to
+//   four columns (as many as the registers hold without spills, or with few where it was still
+//   faster), so 16 to 32 columns per block; 0.60–0.73 of the blocked inverse's time
+//   (Batched LU Versions 27 and 28).
 // * UPRE: one triangle, but the launch gives all the shared memory a block may have, and U's
 //   columns that fit beside L's (those from uk on) are copied at the start, arriving during
 //   the forward substitution; only U's first columns wait for it. f32 193..256, where the
@@ -1081,6 +1083,15 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     // holding c0 at the start.
     constexpr bool MULTI = TRI && LM != 0u;
     static_assert(!MULTI || (HW == 32 && PH == 0 && !UPRE && P3 == 0 && (LM & 1u) && (UM & 1u)), "many parts");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    // The many-part kernels take more shared memory per block (up to 227 KiB) than the GPUs
+    // before sm_90 have, so the host never launches them there (`mid` in gpu.rs falls back to
+    // the blocked kernels); their code is left out of those builds.
+    if constexpr (MULTI) {
+        __trap();
+        return;
+    }
+#endif
     auto lo_of = [n](int c) { return c * (2 * n - c - 1) / 2; };  // L's elements before column c
     auto up_of = [](int c) { return c * (c - 1) / 2; };           // U's elements before column c
     // The first sub-slot of the part holding sub-slot j, and the first of the next part (32:
@@ -1088,7 +1099,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     auto part_start = [](unsigned m, int j) { return 31 - __clz(m & (0xffffffffu >> (31 - j))); };
     auto part_end = [](unsigned m, int j) { return j >= 31 || (m >> (j + 1)) == 0u ? 32 : j + __ffs(m >> (j + 1)); };
     const int jc0 = c0 / 16;
-    // A block with no column of the inverse (its part past n: the last of 32 at orders to 496).
+    // A block with no column of the inverse (its part past n: at most the last, e.g. the last of
+    // 32 at orders to 496).
     if (MULTI && c0 >= n) return;
     // Elements of the factors held at once.
     // UPRE: as many as the launch's dynamic shared memory holds beside the rest of the layout.
@@ -1374,7 +1386,8 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
     // Batched LU Version 20). Otherwise the lane holding row s scales it by 1 / U(s, s) before
     // publishing it. The rows above s: the slots before h whole (their rows are below h·HW <= s),
     // slot h above s.
-    auto backward_at = [&](int h, int s, int sub) {
+    // Step s of slot h, U's column s at `off` in the shared memory.
+    auto backward_at = [&](int h, int s, int off) {
         if (hl == s - h * HW) {
             if constexpr (!PRE) {
                 const T d = Dr[s];
@@ -1387,7 +1400,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
         bool act[R];
 #pragma unroll
         for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
-        update(s * (s - 1) / 2 - sub, act, std::integral_constant<int, CPW>());
+        update(off, act, std::integral_constant<int, CPW>());
         __syncwarp();
     };
 #pragma unroll
@@ -1405,7 +1418,7 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
             }
             const int sub = up_of(16 * part_start(UM, j));
 #pragma unroll 1
-            for (int s = min(n, lo + 16) - 1; s >= lo; --s) backward_at(h, s, sub);
+            for (int s = min(n, lo + 16) - 1; s >= lo; --s) backward_at(h, s, s * (s - 1) / 2 - sub);
         }
     }
 #pragma unroll
@@ -1429,25 +1442,10 @@ __device__ void getri_mid(const T* __restrict__ a, const int* __restrict__ ipiv,
                 __syncthreads();
             }
         }
+        const int sub = THREE ? (h >= UB ? oUb : h >= UA ? oUa : 0) : TWO && h >= PH ? offU : 0;
 #pragma unroll 1
-        for (int s = min(n, h * HW + HW) - 1; s >= h * HW; --s) {
-            if (hl == s - h * HW) {
-                if constexpr (!PRE) {
-                    const T d = Dr[s];
-#pragma unroll
-                    for (int t = 0; t < CPW; ++t) x[h][t] = mul(x[h][t], d);
-                }
-                publish(x[h], std::integral_constant<int, CPW>());
-            }
-            __syncwarp();
-            bool act[R];
-#pragma unroll
-            for (int g = 0; g < R; ++g) act[g] = g <= h && ((FOLD && g < h) || hl + HW * g < s);
-            const int sub = THREE ? (h >= UB ? oUb : h >= UA ? oUa : 0) : TWO && h >= PH ? offU : 0;
-            update(TRI ? s * (s - 1) / 2 - sub + xu : s * n, act,
-                   std::integral_constant<int, CPW>());
-            __syncwarp();
-        }
+        for (int s = min(n, h * HW + HW) - 1; s >= h * HW; --s)
+            backward_at(h, s, TRI ? s * (s - 1) / 2 - sub + xu : s * n);
     }
 #pragma unroll
     for (int g = 0; g < R; ++g) {
@@ -2663,44 +2661,32 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
             a, ipiv, info, batch, n, stride, reinterpret_cast<T*>(rows));                                        \
     }
 
-// The mid-size inverse kernels: NAME runs getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD> on one block
-// (per column part, for TRI) per matrix.
-#define MID_KERNEL_S(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH)                                      \
+// The mid-size inverse kernels: NAME runs getri_mid with the template arguments after T on one
+// block (per column part, for TRI) per matrix; blocks past the batch's last matrix return at once.
+#define MID_KERNEL_X(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH, UPRE, P3, LM, UM)                      \
     extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
         NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
              i64 inv_stride) {                                                                                \
         if ((TRI ? blockIdx.x / SPLIT : blockIdx.x) >= (unsigned)batch) return;                             \
-        getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH>(a, ipiv, info, inv, n, a_stride, inv_stride, \
-                                                                 dyn_smem);                                   \
+        getri_mid<T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH, UPRE, P3, LM, UM>(a, ipiv, info, inv, n,      \
+                                                                                 a_stride, inv_stride,         \
+                                                                                 dyn_smem);                    \
     }
+#define MID_KERNEL_S(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH) \
+    MID_KERNEL_X(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, SPLIT, PH, false, 0, 0u, 0u)
 // The triangle form in half-warp groups with each triangle staged in three parts (P3: the split
 // slots of 16 rows, see getri_mid) and the columns split over SPLIT consecutive blocks.
-#define MID_TRI3_H(T, P, NW, CPG, R, SPLIT, LA, LB, UA, UB)                                                   \
-    extern "C" __global__ void __launch_bounds__(NW * 32) getri_tri3_r##R##_w##NW##_c##CPG##_h16_##P(          \
-        const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride, i64 inv_stride) { \
-        if (blockIdx.x / SPLIT >= (unsigned)batch) return;                                                    \
-        getri_mid<T, NW, CPG, R, true, 16, true, true, SPLIT, 0, false, LA + 16 * LB + 256 * UA + 4096 * UB>(   \
-            a, ipiv, info, inv, n, a_stride, inv_stride, dyn_smem);                                           \
-    }
+#define MID_TRI3_H(T, P, NW, CPG, R, SPLIT, LA, LB, UA, UB)                                                 \
+    MID_KERNEL_X(getri_tri3_r##R##_w##NW##_c##CPG##_h16_##P, T, NW, CPG, R, true, 16, true, true, SPLIT, 0, \
+                 false, LA + 16 * LB + 256 * UA + 4096 * UB, 0u, 0u)
 // The triangle form in whole warps with each triangle staged in many parts (LM, UM: the
 // sub-slots of 16 columns where L's and U's parts start, see getri_mid) and the columns split
 // over SPLIT consecutive blocks.
-#define MID_TRIM(T, P, NW, CPW, R, SPLIT, LM, UM)                                                             \
-    extern "C" __global__ void __launch_bounds__(NW * 32) getri_trim_r##R##_w##NW##_c##CPW##_##P(              \
-        const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride, i64 inv_stride) { \
-        if (blockIdx.x / SPLIT >= (unsigned)batch) return;                                                    \
-        getri_mid<T, NW, CPW, R, true, 32, true, true, SPLIT, 0, false, 0, LM, UM>(a, ipiv, info, inv, n,      \
-                                                                                   a_stride, inv_stride,       \
-                                                                                   dyn_smem);                  \
-    }
-#define MID_KERNEL_U(NAME, T, NW, CPW, R, HW, FOLD, SPLIT)                                                       \
-    extern "C" __global__ void __launch_bounds__(NW * 32)                                                     \
-        NAME(const T* a, const int* ipiv, const int* info, T* inv, int batch, int n, i64 a_stride,            \
-             i64 inv_stride) {                                                                                \
-        if (blockIdx.x / SPLIT >= (unsigned)batch) return;                                                    \
-        getri_mid<T, NW, CPW, R, true, HW, true, FOLD, SPLIT, 0, true>(a, ipiv, info, inv, n, a_stride,      \
-                                                                       inv_stride, dyn_smem);                 \
-    }
+#define MID_TRIM(T, P, NW, CPW, R, SPLIT, LM, UM) \
+    MID_KERNEL_X(getri_trim_r##R##_w##NW##_c##CPW##_##P, T, NW, CPW, R, true, 32, true, true, SPLIT, 0, false, 0, LM, UM)
+// UPRE (see getri_mid): U's later columns staged during the forward substitution.
+#define MID_KERNEL_U(NAME, T, NW, CPW, R, HW, FOLD, SPLIT) \
+    MID_KERNEL_X(NAME, T, NW, CPW, R, true, HW, true, FOLD, SPLIT, 0, true, 0, 0u, 0u)
 #define MID_KERNEL(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD) \
     MID_KERNEL_S(NAME, T, NW, CPW, R, TRI, HW, SKIP, FOLD, TRI_SPLIT, 0)
 // NW warps of CPW columns each and R rows per lane (orders up to 32·R and NW·CPW).
@@ -2757,25 +2743,41 @@ template <class T> __host__ __device__ constexpr int small_chunk_full(int w) {
     MID_HS(float, s, 2, 9, 3) MID_HS(float, s, 2, 10, 3) MID_HS(float, s, 4, 6, 3)                            \
     MID_HS(float, s, 4, 7, 4) MID_HS(float, s, 4, 8, 4) MID_HS(float, s, 4, 9, 5) MID_HS(float, s, 4, 10, 5)  \
     MID_HS(float, s, 4, 11, 6) MID_HS(float, s, 4, 12, 6) MID_HS(float, s, 8, 7, 7) MID_HS(float, s, 8, 8, 8) \
-    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI_U(float, s, 16, 7, 7) MID_TRI_U(float, s, 16, 8, 8)
+    MID_R(float, s, 16, 10, 5) MID_R(float, s, 16, 12, 6) MID_TRI_U(float, s, 16, 7, 7) MID_TRI_U(float, s, 16, 8, 8) \
+    MID_TRIM(float, s, 8, 12, 9, 3, 0x1u, 0x1u) MID_TRIM(float, s, 8, 12, 10, 4, 0x1u, 0x1u)                    \
+    MID_TRIM(float, s, 8, 10, 11, 5, 0x8001u, 0x81u) MID_TRIM(float, s, 8, 10, 12, 5, 0x1001u, 0x1001u)         \
+    MID_TRIM(float, s, 8, 8, 13, 7, 0x401u, 0x10001u) MID_TRIM(float, s, 8, 8, 14, 7, 0x201u, 0x80001u)         \
+    MID_TRIM(float, s, 8, 8, 15, 8, 0x800101u, 0x400081u) MID_TRIM(float, s, 8, 8, 16, 8, 0x40081u, 0x2004001u)
 #define MID_D                                                                                                 \
     MID_H(double, d, 2, 9, 3, false, true) MID_HS(double, d, 2, 10, 3) MID_H(double, d, 4, 6, 3, true, false)  \
     MID_HS(double, d, 4, 7, 4) MID_HS(double, d, 4, 8, 4) MID_HS(double, d, 8, 5, 5) MID_HS(double, d, 8, 6, 6) \
     MID_R(double, d, 4, 25, 4) MID_R(double, d, 4, 26, 4) MID_HS(double, d, 16, 4, 7) MID_HS(double, d, 16, 4, 8) \
-    MID_TRI(double, d, 16, 6, 6) MID_TRI4(double, d, 16, 4, 7, 0) MID_TRI4(double, d, 16, 4, 8, 4)
+    MID_TRI(double, d, 16, 6, 6) MID_TRI4(double, d, 16, 4, 7, 0) MID_TRI4(double, d, 16, 4, 8, 4) \
+    MID_TRIM(double, d, 8, 8, 9, 5, 0x81u, 0x801u) MID_TRIM(double, d, 8, 8, 10, 5, 0x41u, 0x4001u)                     \
+    MID_TRIM(double, d, 8, 6, 11, 8, 0x2021u, 0x20201u) MID_TRIM(double, d, 8, 6, 12, 8, 0x1021u, 0x81001u)             \
+    MID_TRIM(double, d, 8, 5, 13, 11, 0x20211u, 0x420201u) MID_TRIM(double, d, 8, 5, 14, 12, 0x10211u, 0x1081001u)      \
+    MID_TRIM(double, d, 8, 4, 15, 15, 0x81089u, 0x8840801u) MID_TRIM(double, d, 8, 4, 16, 16, 0x20020889u, 0x22208009u)
 #define MID_C                                                                                                 \
     MID_HS(cf32, c, 4, 5, 3) MID_HS(cf32, c, 4, 6, 3) MID_HS(cf32, c, 4, 7, 4) MID_HS(cf32, c, 4, 8, 4)       \
     MID_HS(cf32, c, 4, 9, 5) MID_HS(cf32, c, 4, 10, 5) MID_HS(cf32, c, 8, 6, 6) MID_HS(cf32, c, 8, 7, 7)      \
     MID_HS(cf32, c, 8, 8, 8) MID_HS(cf32, c, 12, 6, 9) MID_HS(cf32, c, 8, 10, 10)                              \
     MID_TRI_H(cf32, c, 12, 4, 11, true) MID_TRI_H(cf32, c, 12, 4, 12, true)                                  \
-    MID_TRI4(cf32, c, 16, 4, 7, 0) MID_TRI4(cf32, c, 16, 4, 8, 4)
+    MID_TRI4(cf32, c, 16, 4, 7, 0) MID_TRI4(cf32, c, 16, 4, 8, 4) \
+    MID_TRIM(cf32, c, 8, 8, 9, 5, 0x81u, 0x801u) MID_TRIM(cf32, c, 8, 8, 10, 5, 0x41u, 0x4001u)                     \
+    MID_TRIM(cf32, c, 8, 6, 11, 8, 0x2021u, 0x20201u) MID_TRIM(cf32, c, 8, 6, 12, 8, 0x1021u, 0x81001u)             \
+    MID_TRIM(cf32, c, 8, 5, 13, 11, 0x20211u, 0x420201u) MID_TRIM(cf32, c, 8, 5, 14, 12, 0x10211u, 0x1081001u)      \
+    MID_TRIM(cf32, c, 8, 4, 15, 15, 0x81089u, 0x8840801u) MID_TRIM(cf32, c, 8, 4, 16, 16, 0x20020889u, 0x22208009u)
 #define MID_Z                                                                                               \
     MID_HS(cf64, z, 4, 5, 3) MID_HS(cf64, z, 4, 6, 3) MID_HS(cf64, z, 4, 7, 4) MID_HS(cf64, z, 8, 4, 4)    \
     MID_HS(cf64, z, 12, 4, 6) MID_HS(cf64, z, 8, 7, 7) MID_TRI_H(cf64, z, 4, 5, 5, true)                    \
     MID_TRI_H(cf64, z, 8, 4, 8, true) MID_TRI_H(cf64, z, 12, 3, 9, false) MID_TRI4(cf64, z, 12, 4, 6, 3)        \
     MID_TRI3_H(cf64, z, 8, 2, 13, 7, 2, 6, 10, 12) MID_TRI3_H(cf64, z, 8, 2, 14, 7, 2, 6, 10, 12)         \
     MID_TRI3_H(cf64, z, 8, 2, 15, 8, 2, 6, 10, 14) MID_TRI3_H(cf64, z, 8, 2, 16, 8, 2, 6, 10, 14)         \
-    MID_TRIM(cf64, z, 8, 2, 16, 32, 0x1092abfu, 0xfaa92101u)
+    MID_TRIM(cf64, z, 8, 4, 9, 9, 0x4089u, 0x8811u) MID_TRIM(cf64, z, 8, 4, 10, 10, 0x10225u, 0x48811u)      \
+    MID_TRIM(cf64, z, 8, 3, 11, 15, 0x40895u, 0x148811u) MID_TRIM(cf64, z, 8, 3, 12, 16, 0x102255u, 0x548811u) \
+    MID_TRIM(cf64, z, 8, 3, 13, 18, 0x408955u, 0x1548811u)                                                 \
+    MID_TRIM(cf64, z, 8, 3, 14, 19, 0x1022555u, 0x5548811u)                                                \
+    MID_TRIM(cf64, z, 8, 2, 15, 30, 0x424aafu, 0x3aa92101u) MID_TRIM(cf64, z, 8, 2, 16, 32, 0x1092abfu, 0xfaa92101u)
 
 // Steps per chunk of `getrf_rows` (1: every step unrolled), from the measurements in
 // docs/perf-notes.md (Batched LU Version 14): chunks pay where the unrolled kernel is past

@@ -24,9 +24,9 @@
 //!   factors: `getri_tri4_r*_w*_c4_p*` (the triangle form with the columns split over four
 //!   blocks per matrix, and from f64 and c64 225, and for c128, each triangle staged in two
 //!   parts; see [`tri4_shape`]), with the same exceptions.
-//! * c128 `481 ≤ n ≤ 512` (uniform batches), inverse from the factors: `getri_trim_r16_w8_c2`
-//!   (the triangle form over 32 blocks per matrix, each triangle staged in thirteen parts; see
-//!   [`trim_shape`]), with the same exceptions.
+//! * c128 `257 ≤ n ≤ 512` (uniform batches), inverse from the factors: `getri_trim_r*_w8_c*`
+//!   (the triangle form over 9 to 32 blocks per matrix, each triangle staged in four to
+//!   thirteen parts; see [`trim_shape`]), with the same exceptions.
 //! * c128 `193 ≤ n ≤ 256` (uniform batches), inverse from the factors:
 //!   `getri_tri3_r*_w8_c2_h16` (the triangle form in half-warp groups over seven or eight
 //!   blocks per matrix, each triangle staged in three parts; see [`tri3_shape`]), with the
@@ -548,21 +548,74 @@ pub(crate) fn tri3_smem<T: Scalar>(
 
 /// Rows per lane `r`, warps per block `nw`, columns per warp `cpw`, blocks per matrix `split`
 /// and the part masks `(lm, um)` of the many-part triangle form of the inverse,
-/// `getri_trim_r{r}_w{nw}_c{cpw}`, at order `n`, or `None` outside it. Whole warps (lane l rows
-/// l, l + 32, …), one strict triangle of the factors in shared memory at a time, each staged in
-/// parts that start at the 16-column sub-slots whose bits are set (L's parts in order as the
-/// forward substitution reaches them, U's from the last down), each behind block barriers;
-/// eight warps of two columns, 16 columns per block. c128 481..=512 (a triangle of up to
-/// 2 MiB in thirteen parts of at most 13416 elements, 210 KiB); not below 481, whose kernels
-/// would want fewer rows per lane (the kernels assume every slot of rows but the last holds some
-/// row of the matrix). Measured on an H200 (docs/perf-notes.md, Batched LU Version 27): 204.9 ms
-/// at n = 512 (batch 3487) against the blocked kernel's 280.9.
+/// `getri_trim_r{r}_w{nw}_c{cpw}`, at order `n`, or `None` outside it: every type at
+/// 257..=512, where no other mid-size form serves. Whole warps (lane l rows l, l + 32, …:
+/// `r = ⌈n / 32⌉`, a kernel for each `r`, as the kernels assume every slot of rows but the last
+/// holds some row of the matrix), one strict triangle of the factors in shared memory at a
+/// time, each staged in parts that start at the 16-column sub-slots whose bits are set (L's
+/// parts in order as the forward substitution reaches them, U's from the last down), each
+/// behind block barriers; eight warps of `cpw` columns, `8·cpw` columns per block, `split =
+/// ⌈32·r / (8·cpw)⌉` blocks per matrix. The masks are the fewest parts, taken greedily from
+/// either end, that keep every part within a block's shared memory (227 KiB) at the range's
+/// largest order: f32 one part up to 320 and up to three at 512; f64 and c64 two up to 320,
+/// six at 512; c128 four up to 288, thirteen at 512 (at most 13808 elements, 216 KiB).
+/// `cpw` is about the most columns the registers hold without spills (f32 12 to 8, f64 and
+/// c64 8 to 4, c128 4 to 2 as `r` grows; c128 at 385..=448 and c64 at 417..=448 with a few
+/// spills, where three columns were still faster than two for c128: 0.89 and 0.94 of the
+/// time). Measured on an H200 (docs/perf-notes.md, Batched LU Versions 27 and 28) against
+/// the blocked kernel that served these orders before: c128 0.60 of its time at n = 288,
+/// 0.63 at 384, 0.71 at 480, 0.73 at 512; at 384 and 512 f32 0.63 and 0.58, f64 0.60 and
+/// 0.67, c64 0.73 and 0.72.
 pub(crate) fn trim_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize, usize, u32, u32)> {
-    match (T::IS_COMPLEX, std::mem::size_of::<T>(), n) {
-        (true, 16, 481..=512) => Some((16, 8, 2, 32, 0x0109_2abf, 0xfaa9_2101)),
-        _ => None,
+    if !(257..=512).contains(&n) {
+        return None;
     }
+    let r = n.div_ceil(32);
+    // Columns per warp and masks of L and U for r = 9..=16.
+    const S: [(usize, u32, u32); 8] = [
+        (12, 0x1, 0x1),
+        (12, 0x1, 0x1),
+        (10, 0x8001, 0x81),
+        (10, 0x1001, 0x1001),
+        (8, 0x401, 0x1_0001),
+        (8, 0x201, 0x8_0001),
+        (8, 0x80_0101, 0x40_0081),
+        (8, 0x4_0081, 0x200_4001),
+    ];
+    // f64 and c64.
+    const D: [(usize, u32, u32); 8] = [
+        (8, 0x81, 0x801),
+        (8, 0x41, 0x4001),
+        (6, 0x2021, 0x2_0201),
+        (6, 0x1021, 0x8_1001),
+        (5, 0x2_0211, 0x42_0201),
+        (5, 0x1_0211, 0x108_1001),
+        (4, 0x8_1089, 0x884_0801),
+        (4, 0x2002_0889, 0x2220_8009),
+    ];
+    const Z: [(usize, u32, u32); 8] = [
+        (4, 0x4089, 0x8811),
+        (4, 0x1_0225, 0x4_8811),
+        (3, 0x4_0895, 0x14_8811),
+        (3, 0x10_2255, 0x54_8811),
+        (3, 0x40_8955, 0x154_8811),
+        (3, 0x102_2555, 0x554_8811),
+        (2, 0x42_4aaf, 0x3aa9_2101),
+        (2, 0x109_2abf, 0xfaa9_2101),
+    ];
+    let table = match std::mem::size_of::<T>() {
+        4 => &S,
+        8 => &D,
+        _ => &Z,
+    };
+    let (cpw, lm, um) = table[r - 9];
+    Some((r, 8, cpw, (32 * r).div_ceil(8 * cpw), lm, um))
 }
+
+/// Shared memory a block must be allowed for the many-part triangle form ([`trim_shape`]) to
+/// be taken: its kernels are compiled for sm_90 and later only (the GPUs before, whose blocks
+/// have at most 163 KiB, get the blocked kernels).
+pub(crate) const TRIM_DEVICE_SMEM: usize = 227 * 1024;
 
 /// The parts `[start, end)` (columns) of a triangle of order `n` whose parts start at the
 /// 16-column sub-slots set in `mask` (bit 0 set).
@@ -984,7 +1037,9 @@ pub(crate) fn getri<T: Scalar>(
             let smem = tri_launch_smem::<T>(d.n, (r, nw, cpw), limit);
             let (_, grid) = chunk_grid(op, d.batch, TRI_SPLIT, 1)?;
             mid(format!("getri_tri_r{r}_w{nw}_c{cpw}"), nw, smem, grid)
-        } else if let Some((r, nw, cpw, split, lm, um)) = trim_shape::<T>(d.n) {
+        } else if let Some((r, nw, cpw, split, lm, um)) = trim_shape::<T>(d.n)
+            .filter(|_| max_shared_bytes(&dev).is_some_and(|b| b >= TRIM_DEVICE_SMEM))
+        {
             // The kernel's layout reads the launch's size: it holds `trim_held` elements.
             let smem = smem_holding::<T>(trim_held(d.n, lm, um), (r, nw, cpw));
             let (_, grid) = chunk_grid(op, d.batch, split, 1)?;
@@ -1206,7 +1261,8 @@ mod tests {
             assert_eq!(tri_half_shape::<T>(n), None, "n = {n}");
             assert_eq!(tri4_shape::<T>(n), None, "n = {n}");
             assert_eq!(tri3_shape::<T>(n), None, "n = {n}");
-            // The last block may have no column (n ≤ 496); the kernel returns at once there.
+            // The last block may have no column (e.g. c128 at n ≤ 496); the kernel returns at
+            // once there.
             let part = nw * cpw;
             assert!(split * part >= n && (split - 2) * part < n, "n = {n}");
             assert!(
@@ -1216,7 +1272,7 @@ mod tests {
             assert!(lm & 1 == 1 && um & 1 == 1, "n = {n}");
             assert_entry::<T>(&format!("getri_trim_r{r}_w{nw}_c{cpw}"), n);
             let smem = smem_holding::<T>(trim_held(n, lm, um), (r, nw, cpw));
-            assert!(smem <= 227 * 1024, "n = {n}: {smem}");
+            assert!(smem <= TRIM_DEVICE_SMEM, "n = {n}: {smem}");
         }
     }
 
@@ -1226,24 +1282,77 @@ mod tests {
         trim_kernels_exist::<f64>();
         trim_kernels_exist::<Complex32>();
         trim_kernels_exist::<Complex64>();
-        assert_eq!(trim_shape::<Complex64>(480), None);
-        assert!(trim_shape::<Complex64>(481).is_some());
-        assert!(trim_shape::<Complex64>(512).is_some());
-        assert_eq!(trim_shape::<Complex64>(513), None);
+        for (n, parts) in [(288, 4), (512, 13)] {
+            let (.., lm, um) = trim_shape::<Complex64>(n).unwrap();
+            assert_eq!(trim_parts(n, lm).len(), parts, "n = {n}");
+            assert_eq!(trim_parts(n, um).len(), parts, "n = {n}");
+        }
+        // c128 at 512: the largest parts (L's columns 208..256, U's 256..304) 13416 elements.
         let (.., lm, um) = trim_shape::<Complex64>(512).unwrap();
-        // Thirteen parts each, the largest (L's columns 208..256, U's 256..304) 13416 elements.
-        assert_eq!(trim_parts(512, lm).len(), 13);
-        assert_eq!(trim_parts(512, um).len(), 13);
         assert_eq!(trim_held(512, lm, um), 13416);
-        // The parts tile 0..n: each starts where the one before ends.
-        for n in [481, 500, 512] {
+        // f32 up to 320 in one part (one triangle), three at 512.
+        assert_eq!(trim_shape::<f32>(320).unwrap().4, 1);
+        assert_eq!(trim_parts(512, trim_shape::<f32>(512).unwrap().4).len(), 3);
+        trim_masks_are_greedy::<f32>();
+        trim_masks_are_greedy::<f64>();
+        trim_masks_are_greedy::<Complex32>();
+        trim_masks_are_greedy::<Complex64>();
+    }
+
+    /// `trim_shape` at 257..=512 (and nowhere else): the parts tile the triangle, and the masks
+    /// are the greedy ones at the range's largest order, 32·r, for the shared memory a block
+    /// may have beside the rest of the layout.
+    fn trim_masks_are_greedy<T: Scalar>() {
+        assert_eq!(trim_shape::<T>(256), None);
+        assert_eq!(trim_shape::<T>(513), None);
+        let e = 16 / std::mem::size_of::<T>();
+        for n in 257..=512 {
+            let (r, nw, cpw, _, lm, um) = trim_shape::<T>(n).unwrap();
             for m in [lm, um] {
                 let p = trim_parts(n, m);
                 assert_eq!(p[0].0, 0);
                 assert_eq!(p[p.len() - 1].1, n);
                 assert!(p.windows(2).all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1));
             }
+            let rest = smem_holding::<T>(0, (r, nw, cpw));
+            let budget = (TRIM_DEVICE_SMEM - rest) / 16 * e;
+            assert_eq!(
+                (lm, um),
+                greedy_masks(32 * r, budget),
+                "{} n = {n}",
+                T::PREFIX
+            );
         }
+    }
+
+    /// Part masks of 16-column sub-slots for a triangle of order `n` with parts of at most
+    /// `budget` elements: L's parts from column 0 up, U's from the last column down, each part
+    /// as long as it fits.
+    fn greedy_masks(n: usize, budget: usize) -> (u32, u32) {
+        let slots = n.div_ceil(16);
+        let lower = |j: usize| {
+            (16 * j..(16 * j + 16).min(n))
+                .map(|c| n - 1 - c)
+                .sum::<usize>()
+        };
+        let upper = |j: usize| (16 * j..(16 * j + 16).min(n)).sum::<usize>();
+        let (mut lm, mut held) = (1u32, 0);
+        for j in 0..slots {
+            if held + lower(j) > budget {
+                lm |= 1 << j;
+                held = 0;
+            }
+            held += lower(j);
+        }
+        let (mut um, mut held) = (1u32, 0);
+        for j in (0..slots).rev() {
+            if held + upper(j) > budget {
+                um |= 1 << (j + 1);
+                held = 0;
+            }
+            held += upper(j);
+        }
+        (lm, um)
     }
 
     #[test]

@@ -465,7 +465,8 @@ fn four_part_inverse<T: Scalar>(dev: &Device) {
 /// barriers when the substitution reaches them) at its first and last orders and either side
 /// of its switch from seven to eight blocks per matrix; f32's two-part form with U's later
 /// columns staged during the forward substitution (193..=256); and, outside the sanitizer,
-/// c128's many-part form (481..=512). Small enough for the race checker.
+/// the many-part form (257..=512, every type) at the first and last order of each of its
+/// kernels. Small enough for the race checker.
 fn staged_triangle_inverse<T: Scalar>(dev: &Device) {
     let orders: &[usize] = match (T::IS_COMPLEX, std::mem::size_of::<T>()) {
         (true, 16) => &[193, 224, 225, 256],
@@ -473,12 +474,13 @@ fn staged_triangle_inverse<T: Scalar>(dev: &Device) {
         _ => &[],
     };
     mid_inverse_orders::<T>(dev, orders);
-    // c128's many-part form (481..=512: each triangle in thirteen parts, 32 blocks per matrix)
-    // at its first and last orders; not under the sanitizer, where the race checker takes
-    // minutes over a batch of these (the kernel's racecheck: docs/perf-notes.md, Batched LU
-    // Version 27).
-    if T::PREFIX == 'z' && !gpu_blas::testing::under_sanitizer() {
-        mid_inverse_orders::<T>(dev, &[481, 512]);
+    // The many-part form (every type at 257..=512: each triangle in one to thirteen parts, 3 to
+    // 32 blocks per matrix, a kernel for every 32 orders) at each kernel's first and last
+    // order; not under the sanitizer, where the race checker takes minutes over a batch of
+    // these (the kernels' racecheck: docs/perf-notes.md, Batched LU Versions 27 and 28).
+    if !gpu_blas::testing::under_sanitizer() {
+        let orders: Vec<usize> = (8..16).flat_map(|r| [32 * r + 1, 32 * r + 32]).collect();
+        mid_inverse_orders::<T>(dev, &orders);
     }
 }
 
