@@ -24,9 +24,10 @@
 //!   factors: `getri_tri4_r*_w*_c4_p*` (the triangle form with the columns split over four
 //!   blocks per matrix, and from f64 and c64 225, and for c128, each triangle staged in two
 //!   parts; see [`tri4_shape`]), with the same exceptions.
-//! * c128 `257 ≤ n ≤ 512` (uniform batches), inverse from the factors: `getri_trim_r*_w8_c*`
-//!   (the triangle form over 9 to 32 blocks per matrix, each triangle staged in four to
-//!   thirteen parts; see [`trim_shape`]), with the same exceptions.
+//! * `257 ≤ n ≤ 512`, every type (uniform batches, GPUs whose blocks may have 227 KiB of shared
+//!   memory), inverse from the factors: `getri_trim_r*_w8_c*` (the triangle form over 3 to 32
+//!   blocks per matrix, each triangle staged in one to thirteen parts; see [`trim_shape`]),
+//!   with the same exceptions.
 //! * c128 `193 ≤ n ≤ 256` (uniform batches), inverse from the factors:
 //!   `getri_tri3_r*_w8_c2_h16` (the triangle form in half-warp groups over seven or eight
 //!   blocks per matrix, each triangle staged in three parts; see [`tri3_shape`]), with the

@@ -16,8 +16,8 @@
 //! per matrix with the factors in shared memory and the inverse in registers; for f32
 //! up to 256 and f64 180..192 two blocks per matrix with one triangle of the factors at a time,
 //! for f64 and c64 193..256 and c128 161..192 four, the larger triangles staged in two
-//! parts, for c128 193..256 seven or eight, each triangle staged in three parts, and for c128
-//! 257..512 nine to thirty-two, each in four to thirteen).
+//! parts, for c128 193..256 seven or eight, each triangle staged in three parts, and for every
+//! type at 257..512 three to thirty-two, each triangle in one to thirteen parts).
 //! Argument errors are found before anything is written.
 //!
 //! On a GPU every call returns once its work is queued: each matrix is validated on the device,
