@@ -1021,11 +1021,11 @@ constexpr int TRI_SPLIT = 2;
 //   block), 0.62 of the blocked inverse's time at n = 256 (docs/perf-notes.md, Batched LU
 //   Version 27; whole warps of four columns 0.63).
 // * LM > 0: each in many parts starting at 16-column sub-slots (bit masks LM for L, UM for U),
-//   behind barriers between sub-slots, for c128 257..512 (at 512 a triangle of 2 MiB in
-//   thirteen parts of up to 210 KiB each; at 257..288 four parts): eight whole warps of two to
-//   four columns (as many as the registers hold without spills, or with few where it was still
-//   faster), so 16 to 32 columns per block; 0.60–0.73 of the blocked inverse's time
-//   (Batched LU Versions 27 and 28).
+//   behind barriers between sub-slots, for every type at 257..512 (c128 at 512: a triangle of
+//   2 MiB in thirteen parts of up to 210 KiB each; f32 at 257..320: one part): eight whole
+//   warps of two to twelve columns (about as many as the registers hold without spills), so 16
+//   to 96 columns per block; 0.58–0.73 of the blocked inverse's time (Batched LU Versions 27
+//   and 28). Compiled for sm_90 on only (see below).
 // * UPRE: one triangle, but the launch gives all the shared memory a block may have, and U's
 //   columns that fit beside L's (those from uk on) are copied at the start, arriving during
 //   the forward substitution; only U's first columns wait for it. f32 193..256, where the
