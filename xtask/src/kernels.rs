@@ -55,6 +55,8 @@ struct ArchOutput {
     ptx_path: PathBuf,
     /// The SASS cubin compiled from it.
     cubin_path: PathBuf,
+    /// `ptxas -v`'s output for that PTX, if requested.
+    report: Option<String>,
 }
 
 /// Compiles kernels from one directory with one toolchain.
@@ -101,7 +103,10 @@ impl<'a> Compiler<'a> {
         // The per-arch pipelines are independent: run them concurrently.
         let per_arch: Vec<Result<ArchOutput>> = std::thread::scope(|scope| {
             let handles: Vec<_> = SASS_ARCHS
-                .map(|arch| scope.spawn(move || self.compile_arch(stem, arch, scratch)))
+                .map(|arch| {
+                    let report = report && arch == PTX_ARCH;
+                    scope.spawn(move || self.compile_arch(stem, arch, scratch, report))
+                })
                 .into_iter()
                 .collect();
             handles
@@ -111,6 +116,7 @@ impl<'a> Compiler<'a> {
         });
         let mut images = Vec::new();
         let mut final_ptx = None;
+        let mut report_text = None;
         for (arch, output) in SASS_ARCHS.into_iter().zip(per_arch) {
             let output = output?;
             // Same image order as `nvcc -fatbin`: the PTX before its SASS.
@@ -119,14 +125,15 @@ impl<'a> Compiler<'a> {
                     "--image3=kind=ptx,sm={arch},file={}",
                     output.ptx_path.display()
                 ));
-                final_ptx = Some((output.ptx_path, output.ptx));
+                final_ptx = Some(output.ptx);
+                report_text = output.report;
             }
             images.push(format!(
                 "--image3=kind=elf,sm={arch},file={}",
                 output.cubin_path.display()
             ));
         }
-        let (ptx_path, ptx) = final_ptx.context("PTX_ARCH is one of SASS_ARCHS")?;
+        let ptx = final_ptx.context("PTX_ARCH is one of SASS_ARCHS")?;
 
         let fatbin_path = scratch.join(format!("{stem}.fatbin"));
         let mut fatbinary = self.toolchain.tool("fatbinary");
@@ -148,17 +155,9 @@ impl<'a> Compiler<'a> {
         let fatbin =
             fs::read(&fatbin_path).with_context(|| format!("reading {}", fatbin_path.display()))?;
 
-        let resources = if report {
-            // -v changes the cubin (it records the option), so use a throwaway one.
-            let mut ptxas = self.ptxas(PTX_ARCH, &ptx_path);
-            ptxas.arg("-v").arg("-o").arg(scratch.join("report.cubin"));
-            let output = run_captured(&mut ptxas)?;
-            let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&output.stderr));
-            ptxas_report::parse(&text)
-        } else {
-            Vec::new()
-        };
+        let resources = report_text
+            .map(|text| ptxas_report::parse(&text))
+            .unwrap_or_default();
 
         Ok(Compiled {
             ptx,
@@ -168,8 +167,16 @@ impl<'a> Compiler<'a> {
     }
 
     /// nvcc to PTX for `compute_<arch>`, made path-independent, then ptxas to
-    /// `sm_<arch>` SASS; files go to `scratch`.
-    fn compile_arch(&self, stem: &str, arch: u32, scratch: &Path) -> Result<ArchOutput> {
+    /// `sm_<arch>` SASS; files go to `scratch`. With `report`, `ptxas -v` runs
+    /// on the same PTX beside that ptxas (each is a long single-threaded pass
+    /// for the larger modules).
+    fn compile_arch(
+        &self,
+        stem: &str,
+        arch: u32,
+        scratch: &Path,
+        report: bool,
+    ) -> Result<ArchOutput> {
         let raw = scratch.join(format!("{stem}.compute_{arch}.raw.ptx"));
         let mut nvcc = self.toolchain.tool("nvcc");
         nvcc.current_dir(&self.kernels_dir)
@@ -190,11 +197,30 @@ impl<'a> Compiler<'a> {
         let cubin_path = scratch.join(format!("{stem}.sm_{arch}.cubin"));
         let mut ptxas = self.ptxas(arch, &ptx_path);
         ptxas.arg("-o").arg(&cubin_path);
-        run_captured(&mut ptxas)?;
+        let report = std::thread::scope(|scope| -> Result<Option<String>> {
+            let verbose = report.then(|| {
+                // -v changes the cubin (it records the option), so use a throwaway one.
+                let mut ptxas = self.ptxas(arch, &ptx_path);
+                ptxas
+                    .arg("-v")
+                    .arg("-o")
+                    .arg(scratch.join(format!("{stem}.report.cubin")));
+                scope.spawn(move || run_captured(&mut ptxas))
+            });
+            run_captured(&mut ptxas)?;
+            let Some(verbose) = verbose else {
+                return Ok(None);
+            };
+            let output = verbose.join().expect("ptxas -v thread panicked")?;
+            let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&output.stderr));
+            Ok(Some(text))
+        })?;
         Ok(ArchOutput {
             ptx: text.into_bytes(),
             ptx_path,
             cubin_path,
+            report,
         })
     }
 
