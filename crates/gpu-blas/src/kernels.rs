@@ -223,7 +223,9 @@ pub fn prefer_shared_carveout(f: &CudaFunction) -> Result<()> {
 }
 
 /// Lets `f` be launched with up to `bytes` of dynamic shared memory per block (needed above
-/// 48 KiB).
+/// 48 KiB). The limit belongs to the function, which every thread launching it shares, so it is
+/// only ever raised, under a lock: a thread asking for less never lowers the limit that
+/// another thread has just raised for its own, larger launch (which would then fail).
 ///
 /// # Errors
 /// [`Error::Cuda`] when the driver refuses (more than [`max_shared_bytes`]).
@@ -241,9 +243,15 @@ pub fn allow_shared_bytes(f: &CudaFunction, bytes: usize) -> Result<()> {
         op: "dynamic shared memory",
         detail: format!("{bytes} bytes"),
     })?;
-    f.set_attribute(
-        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        v,
-    )
-    .map_err(|e| Error::cuda("dynamic shared memory", e))
+    static RAISE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = RAISE.lock().unwrap_or_else(|e| e.into_inner());
+    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    let now = f
+        .get_attribute(attr)
+        .map_err(|e| Error::cuda("dynamic shared memory", e))?;
+    if now >= v {
+        return Ok(());
+    }
+    f.set_attribute(attr, v)
+        .map_err(|e| Error::cuda("dynamic shared memory", e))
 }

@@ -325,6 +325,46 @@ fn order_1024<T: Scalar>(dev: &Device) {
     }
 }
 
+/// One kernel called at two orders from two threads at once: f64 at 390 and 600 run the same
+/// blocked factorization kernel, each above 48 KiB of shared memory, so each call raises the
+/// kernel's shared-memory limit before its launch. A call whose limit another thread lowered in
+/// between would fail to launch; every call must launch, and the last factors reconstruct.
+fn concurrent_orders(dev: &Device) {
+    let run = |n: usize, calls: usize| {
+        let mats = [
+            well::<f64>(n, 7 * n as u64),
+            swap_every_step::<f64>(n, 7 * n as u64 + 1),
+        ];
+        let l = BatchLayout::packed(n, mats.len());
+        let a0 = mats.concat();
+        let mut piv = DeviceVec::zeros(dev, n * l.batch).unwrap();
+        let mut info = DeviceVec::zeros(dev, l.batch).unwrap();
+        let mut last = None;
+        for _ in 0..calls {
+            let mut a = DeviceVec::from_slice(dev, &a0).unwrap();
+            getrf_batched(l, &mut a, &mut piv, &mut info).unwrap();
+            last = Some(a);
+        }
+        let f = last.unwrap().to_vec().unwrap();
+        assert_eq!(info.to_vec().unwrap(), vec![0, 0], "n = {n}");
+        let p = piv.to_vec().unwrap();
+        for (k, m) in mats.iter().enumerate() {
+            let r = k * n * n..(k + 1) * n * n;
+            assert_lu(
+                n,
+                m,
+                &f[r],
+                &p[k * n..(k + 1) * n],
+                &format!("n = {n}, two threads"),
+            );
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| run(600, 40));
+        run(390, 40);
+    });
+}
+
 /// `mats` (order `n`) packed and factored on `dev`: the layout, factors, pivots and `info`.
 fn factored<T: Scalar>(
     dev: &Device,
@@ -541,6 +581,14 @@ gpu_blas::device_tests! {
         }
         order_1024::<f64>(dev);
         order_1024::<Complex64>(dev);
+    }
+    fn calls_from_two_threads(dev) {
+        // The shared state raced on is the GPU kernels' launch attributes; the CPU backend has
+        // none, and under the sanitizer the 80 calls would take minutes.
+        if dev.is_cpu() || gpu_blas::testing::under_sanitizer() {
+            return;
+        }
+        concurrent_orders(dev);
     }
     fn getrf_reconstructs_mixed_batches(dev) {
         for_all_types!(factor_mixed, dev);
