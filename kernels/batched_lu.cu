@@ -1690,6 +1690,10 @@ template <class T, int OP> struct FacAcc {
     __device__ __forceinline__ const T* ptr(int i, int k) const { return a + i + (i64)k * ld; }
 };
 
+// `getrf_blocked`'s accessor of L: `FacAcc<T, 0>`, a type of its own so that `panel_gemm` can
+// read L by a running pointer in the factorization alone, where `strided_l_loads` says so.
+template <class T> struct FactorAcc : FacAcc<T, 0> {};
+
 // The threads that run a blocked kernel's shared steps (`load_diag`, `diag_solve`,
 // `panel_gemm`, `lower_solve`) and their barrier: the whole block, or (`AfterWarp0`, the
 // look-ahead of `getrf_lookahead`) its warps after the first, on named barrier 1 while warp 0
@@ -1776,6 +1780,15 @@ __device__ __forceinline__ void panel_gemm_dmma(double* P, int ldp, int r_lo, in
     }
 }
 
+// Whether the factorization's CUDA-core update (`panel_gemm` with `FactorAcc`) reads L by a
+// running pointer instead of an element-wise accessor, which spends about ten integer
+// instructions on each load's 64-bit address and test (16 % of the f32 n = 190 kernel's
+// instructions). c64 only: its kernels 1.6 % (n = 100) and 4.5 % (n = 190) faster; f32's took
+// 13 % longer (its 48-register kernel spilled 124 bytes instead of 16; in chunks of four loads,
+// no spill, it was 0–4 % slower) and c128's 0–5 % longer (docs/perf-notes.md, Batched LU
+// Version 29).
+template <class T> __host__ __device__ constexpr bool strided_l_loads() { return is_c64<T>(); }
+
 // P(r_lo..r_hi, :) -= M(r_lo..r_hi, kb..kb+kk) * P(kb..kb+kk, :), M read through `acc`, for all
 // NB columns of the panel (columns past the panel's width and rows past n are zero padding).
 // Threads form NB / CPT column groups; each keeps CPT columns of one row in registers and
@@ -1795,16 +1808,38 @@ __device__ __forceinline__ void panel_gemm(T* P, int ldp, int r_lo, int r_hi, in
         T x[CPT];
 #pragma unroll
         for (int c = 0; c < CPT; ++c) x[c] = Pc[i + c * ldp];
-#pragma unroll 1
-        for (int s0 = 0; s0 < kk; s0 += KC) {
-            T l[KC];
-#pragma unroll
-            for (int s = 0; s < KC; ++s) l[s] = s0 + s < kk ? acc(i, kb + s0 + s) : zero<T>();
+        const auto update = [&](const T(&l)[KC], int s0) {
 #pragma unroll
             for (int s = 0; s < KC; ++s) {
                 const T nl = neg(l[s]);
 #pragma unroll
                 for (int c = 0; c < CPT; ++c) x[c] = madd(nl, Pc[kb + s0 + s + c * ldp], x[c]);
+            }
+        };
+        if constexpr (std::is_same<Acc, FactorAcc<T>>::value && strided_l_loads<T>()) {
+            // M read as stored by a running pointer (two integer instructions per load), tested
+            // against kk only in a last, partial chunk.
+            const T* lp = acc.ptr(i, kb);
+            const i64 ld = acc.ld;
+#pragma unroll 1
+            for (int s0 = 0; s0 < kk; s0 += KC) {
+                T l[KC];
+                if (s0 + KC <= kk) {
+#pragma unroll
+                    for (int s = 0; s < KC; ++s, lp += ld) l[s] = *lp;
+                } else {
+#pragma unroll
+                    for (int s = 0; s < KC; ++s, lp += ld) l[s] = s0 + s < kk ? *lp : zero<T>();
+                }
+                update(l, s0);
+            }
+        } else {
+#pragma unroll 1
+            for (int s0 = 0; s0 < kk; s0 += KC) {
+                T l[KC];
+#pragma unroll
+                for (int s = 0; s < KC; ++s) l[s] = s0 + s < kk ? acc(i, kb + s0 + s) : zero<T>();
+                update(l, s0);
             }
         }
 #pragma unroll
@@ -2372,7 +2407,7 @@ __device__ void getrf_blocked(T* __restrict__ abase, int* __restrict__ pivbase, 
         // The columns left of the panel hold L with every interchange so far applied (in
         // LAPACK order), so the update reads them straight, coalesced.
         lower_solve<T, NB, CPT, true, true, late_rows<T>(), diag_pairs<T>(), async_diag<T>()>(
-            P, ldp, n, w, 0, j0, FacAcc<T, 0>{a, n}, sm.D);
+            P, ldp, n, w, 0, j0, FactorAcc<T>{{a, n}}, sm.D);
         // Factor the panel's rows j0..n (right-looking inside the panel). Real types: warp 0
         // alone, the argmax a warp reduction and the steps ordered by the warp's own
         // synchronisation, so one block barrier for the panel instead of two per column (the
