@@ -1783,9 +1783,9 @@ __device__ __forceinline__ void panel_gemm_dmma(double* P, int ldp, int r_lo, in
 // Whether the factorization's CUDA-core update (`panel_gemm` with `FactorAcc`) reads L by a
 // running pointer instead of an element-wise accessor, which spends about ten integer
 // instructions on each load's 64-bit address and test (16 % of the f32 n = 190 kernel's
-// instructions). c64 only: its kernels 1.6 % (n = 100) and 4.5 % (n = 190) faster; f32's took
-// 13 % longer (its 48-register kernel spilled 124 bytes instead of 16; in chunks of four loads,
-// no spill, it was 0–4 % slower) and c128's 0–5 % longer (docs/perf-notes.md, Batched LU
+// instructions). c64 only: its kernels 2 % (n = 100) to 5 % (n = 256) faster; f32's took 13 %
+// longer (its 48-register kernel spilled 124 bytes instead of 16; in chunks of four loads, no
+// spill, it was 0–4 % slower) and c128's 0–5 % longer (docs/perf-notes.md, Batched LU
 // Version 29).
 template <class T> __host__ __device__ constexpr bool strided_l_loads() { return is_c64<T>(); }
 
