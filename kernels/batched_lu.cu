@@ -11,9 +11,9 @@
 //   lanes through shared memory. `getri_small` gives each lane one column of the inverse and
 //   reads the factors from shared memory. `getrs_small` gives lane i row i of the factors (N) or
 //   column i (T, C) and solves the right-hand sides one at a time, x_j passed on by shuffles.
-// * 32 < n <= 96 (f32; f64 and c64: 64), uniform batches, LU (`getrf_rows`): the same layout
-//   over one block of one to three warps, one or two rows per thread, one block barrier per
-//   column.
+// * 32 < n <= 96 (f32; f64 and c64: 64, but c64 37..40), uniform batches, LU (`getrf_rows`):
+//   the same layout over one block of one to three warps, one or two rows per thread, one block
+//   barrier per column.
 // * 32 < n <= 128 (f32: 192, c64: 160, c128: 112), uniform batches, inverse from the factors
 //   (`getri_mid`): one block of 2 to 16 warps per matrix, the factors in shared memory, each
 //   half-warp a set of columns of the inverse in registers (R = ⌈n / 16⌉ rows per lane; whole
@@ -2838,14 +2838,15 @@ template <class T> __host__ __device__ constexpr int rows_chunk(int nw, int r, i
     }
 // The shapes `rows_shape` in gpu.rs picks (docs/perf-notes.md, Versions 8 and 14): f32 one
 // warp of two rows per lane up to 40 and at 48 and 64, two warps of one row per lane at 44,
-// 52, 56 and 60, three to 96; f64 and c64 two warps to 64. NMAX is the order rounded up to 4
-// (c64 to 36: 2), and to 8 past 64 (f32) and 48 (f64, c64).
+// 52, 56 and 60, three to 96; f64 and c64 two warps to 64 (c64 37..40 on the blocked kernel's
+// one-warp blocks, Version 30). NMAX is the order rounded up to 4 (c64 to 36: 2), and to 8
+// past 64 (f32) and 48 (f64, c64).
 #define ROWS_S ROWS(float, s, 1, 2, 36) ROWS(float, s, 1, 2, 40) ROWS(float, s, 2, 1, 44) ROWS(float, s, 1, 2, 48) \
     ROWS(float, s, 2, 1, 52) ROWS(float, s, 2, 1, 56) ROWS(float, s, 2, 1, 60) ROWS(float, s, 1, 2, 64)         \
     ROWS(float, s, 3, 1, 72) ROWS(float, s, 3, 1, 80) ROWS(float, s, 3, 1, 88) ROWS(float, s, 3, 1, 96)
 #define ROWS_D ROWS(double, d, 2, 1, 36) ROWS(double, d, 2, 1, 40) ROWS(double, d, 2, 1, 44) ROWS(double, d, 2, 1, 48) \
     ROWS(double, d, 2, 1, 56) ROWS(double, d, 2, 1, 64)
-#define ROWS_C ROWS(cf32, c, 2, 1, 34) ROWS(cf32, c, 2, 1, 36) ROWS(cf32, c, 2, 1, 40) ROWS(cf32, c, 2, 1, 44) \
+#define ROWS_C ROWS(cf32, c, 2, 1, 34) ROWS(cf32, c, 2, 1, 36) ROWS(cf32, c, 2, 1, 44) \
     ROWS(cf32, c, 2, 1, 48) ROWS(cf32, c, 2, 1, 56) ROWS(cf32, c, 2, 1, 64)
 
 // The streaming solve of orders up to 32·R, four warps per block, each warp one (matrix,

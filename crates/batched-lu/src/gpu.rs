@@ -3,7 +3,7 @@
 //! * `n ≤ 32` (uniform batches): the register kernels `getrf_small_w{4,8,16,32}` (a whole
 //!   matrix in the registers of a group of lanes; at n = 4, 8, 16, 32 the same compiled for
 //!   that one order, `getrf_small_f*`, see [`small_factor_kernel`]) and `getri_small_w*`.
-//! * `33 ≤ n ≤ 96` for f32, `33 ≤ n ≤ 64` for f64 and c64 (uniform batches),
+//! * `33 ≤ n ≤ 96` for f32, `33 ≤ n ≤ 64` for f64 and c64 but c64 37..=40 (uniform batches),
 //!   the factorization:
 //!   `getrf_rows_w*_r*_n*` (one block per matrix, one row per thread in registers; see
 //!   [`rows_shape`]), unless a blocked configuration is forced.
@@ -672,7 +672,10 @@ pub(crate) fn tri4_smem<T: Scalar>(
 
 /// Warps per block `nw`, rows per thread `r` and compiled order `nmax ≥ n` of the register
 /// factorization `getrf_rows_w{nw}_r{r}_n{nmax}` at order `n` (uniform batches), or `None`
-/// where the blocked kernel is as fast (f32 above 96, f64 and c64 above 64, c128). The shapes
+/// where the blocked kernel is as fast (f32 above 96, f64 and c64 above 64, c128) or faster
+/// (c64 37..=40, where the one-warp blocked kernel's five 8-wide panels took 0.93 of the
+/// time of the rows kernel compiled for 40 on the harness's matrices and the same on general
+/// ones; Batched LU Version 30). The shapes
 /// are the fastest measured (see `docs/perf-notes.md`, Batched LU Versions 8 and 14): f32 one
 /// warp of two rows per lane up to 40 and at 45..48 and 61..64, one row per lane in two warps
 /// at the other orders to 64 and in three to 96; f64 and c64 two warps. A kernel's time follows its compiled order, so `nmax` is `n`
@@ -691,6 +694,7 @@ pub(crate) fn rows_shape<T: Scalar>(n: usize) -> Option<(usize, usize, usize)> {
         (false, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
         (false, 8, ..=64) => Some((2, 1, n.next_multiple_of(8))),
         (true, 8, ..=36) => Some((2, 1, n.next_multiple_of(2))),
+        (true, 8, 37..=40) => None,
         (true, 8, ..=48) => Some((2, 1, n.next_multiple_of(4))),
         (true, 8, ..=64) => Some((2, 1, n.next_multiple_of(8))),
         _ => None,
@@ -1544,7 +1548,9 @@ mod tests {
         assert_eq!(rows_shape::<f64>(49), Some((2, 1, 56)));
         assert_eq!(rows_shape::<f64>(65), None);
         assert_eq!(rows_shape::<Complex32>(36), Some((2, 1, 36)));
-        assert_eq!(rows_shape::<Complex32>(37), Some((2, 1, 40)));
+        assert_eq!(rows_shape::<Complex32>(37), None);
+        assert_eq!(rows_shape::<Complex32>(40), None);
+        assert_eq!(rows_shape::<Complex32>(41), Some((2, 1, 44)));
         assert_eq!(rows_shape::<Complex32>(64), Some((2, 1, 64)));
         assert_eq!(rows_shape::<Complex32>(65), None);
         assert_eq!(rows_shape::<Complex64>(40), None);
