@@ -9,7 +9,9 @@
 //!   [`getrf_vbatched`], [`getrs_vbatched`], [`getri_vbatched`].
 //!
 //! Matrices are column-major with leading dimension `n`; pivots are 1-based LAPACK row indices
-//! (`i32`) and `info` follows LAPACK `getrf`. Both backends run every operation: the CPU
+//! (`i32`) and `info` follows LAPACK `getrf`. [`batch_from_array`], [`batch_to_array`] and
+//! [`pivots_to_array`] convert a batch from and to `ndarray` (shape `(batch, n, n)`,
+//! `a[[k, i, j]] = A_k(i, j)`). Both backends run every operation: the CPU
 //! (multithreaded over the batch with rayon, a blocked LU per matrix) and CUDA (the kernels of
 //! `kernels/batched_lu.cu`: whole matrices in registers for n ≤ 32, one thread block per matrix
 //! with the current panel in shared memory above; for the inverse at 33 ≤ n ≤ 128 (f32: 192), one block
@@ -39,6 +41,7 @@
 //! # Ok::<(), gpu_blas::Error>(())
 //! ```
 
+mod array;
 mod batched;
 mod check;
 mod gpu;
@@ -52,6 +55,7 @@ pub use gpu::set_blocked_config;
 #[doc(hidden)]
 pub use tuning::{Blocked, RegCap};
 
+pub use array::{batch_from_array, batch_to_array, pivots_to_array};
 pub use batched::{
     getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,
 };

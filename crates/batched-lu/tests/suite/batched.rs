@@ -3,7 +3,8 @@
 
 use crate::common::*;
 use batched_lu::{
-    getrf_batched, getri_batched, getrs_batched, inverse_batched, solve_batched, BatchLayout,
+    batch_from_array, batch_to_array, getrf_batched, getri_batched, getrs_batched, inverse_batched,
+    pivots_to_array, solve_batched, BatchLayout,
 };
 use gpu_blas::blas2::Trans;
 use gpu_blas::{Device, DeviceVec, Scalar};
@@ -574,7 +575,42 @@ fn mid_inverse_orders<T: Scalar>(dev: &Device, orders: &[usize]) {
     }
 }
 
+/// A batch in and out of `ndarray` (shape (batch, n, n), `a[[k, i, j]] = A_k(i, j)`): the
+/// factors and pivots read back as arrays reconstruct each matrix, and the inverse read back
+/// as an array is each matrix's inverse (register, row and blocked kernels by order).
+fn through_arrays<T: Scalar>(dev: &Device) {
+    for n in [5, 40, 100] {
+        let mats: Vec<Vec<T>> = (0..3).map(|k| well::<T>(n, 7 * n as u64 + k)).collect();
+        let a = ndarray::Array3::from_shape_fn((3, n, n), |(k, i, j)| mats[k][i + j * n]);
+        let (l, d) = batch_from_array(dev, &a).unwrap();
+        assert_eq!(l, BatchLayout::packed(n, 3));
+        let mut inv = DeviceVec::zeros(dev, 3 * n * n).unwrap();
+        let info = inverse_batched(l, &d, &mut inv, n * n).unwrap();
+        assert_eq!(l.check_info(&info).unwrap(), vec![0; 3]);
+        let x = batch_to_array(l, &inv).unwrap();
+        let mut f = d;
+        let mut piv = DeviceVec::zeros(dev, 3 * n).unwrap();
+        let mut info = DeviceVec::zeros(dev, 3).unwrap();
+        getrf_batched(l, &mut f, &mut piv, &mut info).unwrap();
+        let (fa, pa) = (
+            batch_to_array(l, &f).unwrap(),
+            pivots_to_array(l, &piv).unwrap(),
+        );
+        for (k, m) in mats.iter().enumerate() {
+            let what = format!("{} n = {n}, matrix {k}", T::PREFIX);
+            let col_major = |b: &ndarray::Array3<T>| -> Vec<T> {
+                (0..n * n).map(|e| b[[k, e % n, e / n]]).collect()
+            };
+            assert_inverse(n, m, &col_major(&x), &what);
+            assert_lu(n, m, &col_major(&fa), &pa.row(k).to_vec(), &what);
+        }
+    }
+}
+
 gpu_blas::device_tests! {
+    fn batches_through_ndarray(dev) {
+        for_all_types!(through_arrays, dev);
+    }
     fn order_1024_f64_and_c128(dev) {
         if gpu_blas::testing::under_sanitizer() {
             // Covered by the plain test run; under the sanitizer it would take minutes.
