@@ -69,6 +69,99 @@ fn factor<T: Scalar>(dev: &Device, l: BatchLayout, a: &[T]) -> (Vec<T>, Vec<i32>
     )
 }
 
+/// A variable-size batch with non-finite entries in some matrices (one an empty matrix's
+/// neighbour): the bad ones left as they were with pivots 1..=n and their info, the others
+/// factored as without them; their inverse NaN, the others' checked.
+fn vbatched_non_finite_case<T: Scalar>(dev: &Device) {
+    let sizes = [1usize, 2, 40, 100, 3, 0, 33];
+    let vb = VarBatch::packed(&sizes);
+    let clean: Vec<T> = sizes
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &n)| well::<T>(n, 40 + k as u64))
+        .collect();
+    let mut dirty = clean.clone();
+    // Matrix 2 (n = 40) at its position 123, matrix 3 (n = 100) at 9999, matrix 6 at 0.
+    let bad = [(2usize, 123usize), (3, 9999), (6, 0)];
+    for (i, &(k, e)) in bad.iter().enumerate() {
+        dirty[vb.offsets[k] + e] = non_finite::<T>(i);
+    }
+    let run = |a: &[T]| {
+        let mut f = DeviceVec::from_slice(dev, a).unwrap();
+        let mut p = DeviceVec::from_slice(dev, &vec![-3; vb.pivot_len()]).unwrap();
+        let mut i = DeviceVec::from_slice(dev, &vec![-3; sizes.len()]).unwrap();
+        getrf_vbatched(&vb, &mut f, &mut p, &mut i).unwrap();
+        let check = vb.check_info(&i);
+        (
+            f.to_vec().unwrap(),
+            p.to_vec().unwrap(),
+            i.to_vec().unwrap(),
+            check,
+        )
+    };
+    let (fc, pc, ic, cc) = run(&clean);
+    let (fd, pd, id, cd) = run(&dirty);
+    assert_eq!(cc, Ok(ic.clone()));
+    assert_eq!(
+        cd,
+        Err(Error::NonFinite {
+            op: "getrf_vbatched",
+            index: vb.offsets[2] + 123
+        })
+    );
+    let mut ps = 0;
+    for (k, &n) in sizes.iter().enumerate() {
+        let (r, rp) = (vb.offsets[k]..vb.offsets[k] + n * n, ps..ps + n);
+        ps += n;
+        match bad.iter().find(|b| b.0 == k) {
+            Some(&(_, e)) => {
+                assert!(same_bits(&fd[r.clone()], &dirty[r]), "matrix {k} written");
+                assert_eq!(pd[rp], (1..=n as i32).collect::<Vec<_>>()[..], "matrix {k}");
+                assert_eq!(id[k], -1 - e as i32, "matrix {k}");
+            }
+            None => {
+                assert!(same_bits(&fd[r.clone()], &fc[r.clone()]), "matrix {k}");
+                assert_eq!(
+                    (&pd[rp.clone()], id[k]),
+                    (&pc[rp.clone()], ic[k]),
+                    "matrix {k}"
+                );
+                assert_lu(
+                    n,
+                    &clean[r.clone()],
+                    &fd[r],
+                    &pd[rp],
+                    &format!("{} vbatched {k}", T::PREFIX),
+                );
+            }
+        }
+    }
+    // The inverse of the dirty factors: NaN for the bad matrices (info < 0).
+    let f = DeviceVec::from_slice(dev, &fd).unwrap();
+    let (p, i) = (
+        DeviceVec::from_slice(dev, &pd).unwrap(),
+        DeviceVec::from_slice(dev, &id).unwrap(),
+    );
+    let mut inv = DeviceVec::zeros(dev, vb.required_len()).unwrap();
+    getri_vbatched(&vb, &f, &p, &i, &mut inv).unwrap();
+    let inv = inv.to_vec().unwrap();
+    for (k, &n) in sizes.iter().enumerate() {
+        let r = vb.offsets[k]..vb.offsets[k] + n * n;
+        let nan = inv[r.clone()]
+            .iter()
+            .all(|v| v.to_c64().re.is_nan() || v.to_c64().im.is_nan());
+        match bad.iter().any(|b| b.0 == k) {
+            true => assert!(nan, "inverse {k}"),
+            false => assert_inverse(
+                n,
+                &clean[r.clone()],
+                &inv[r],
+                &format!("{} vbatched {k}", T::PREFIX),
+            ),
+        }
+    }
+}
+
 /// A batch of `batch` random matrices of order `n` with the non-finite entries `bad`
 /// (matrix, column-major position): each bad matrix must come back bit for bit unchanged with
 /// pivots 1..=n and info −1 − (its smallest bad position); every other matrix must come back
@@ -323,58 +416,10 @@ gpu_blas::device_tests! {
     }
 
     fn variable_size_batches_with_non_finite_matrices(dev) {
-        let sizes = [1usize, 2, 40, 100, 3, 0, 33];
-        let vb = VarBatch::packed(&sizes);
-        let clean: Vec<f64> = sizes.iter().enumerate().flat_map(|(k, &n)| well::<f64>(n, 40 + k as u64)).collect();
-        let mut dirty = clean.clone();
-        // Matrix 2 (n = 40) at its position 123, matrix 3 (n = 100) at 9999, matrix 6 at 0.
-        let bad = [(2usize, 123usize), (3, 9999), (6, 0)];
-        for &(k, e) in &bad {
-            dirty[vb.offsets[k] + e] = f64::NAN;
-        }
-        let run = |a: &[f64]| {
-            let mut f = DeviceVec::from_slice(dev, a).unwrap();
-            let mut p = DeviceVec::from_slice(dev, &vec![-3; vb.pivot_len()]).unwrap();
-            let mut i = DeviceVec::from_slice(dev, &vec![-3; sizes.len()]).unwrap();
-            getrf_vbatched(&vb, &mut f, &mut p, &mut i).unwrap();
-            let check = vb.check_info(&i);
-            (f.to_vec().unwrap(), p.to_vec().unwrap(), i.to_vec().unwrap(), check)
-        };
-        let (fc, pc, ic, cc) = run(&clean);
-        let (fd, pd, id, cd) = run(&dirty);
-        assert_eq!(cc, Ok(ic.clone()));
-        assert_eq!(cd, Err(Error::NonFinite { op: "getrf_vbatched", index: vb.offsets[2] + 123 }));
-        let mut ps = 0;
-        for (k, &n) in sizes.iter().enumerate() {
-            let (r, rp) = (vb.offsets[k]..vb.offsets[k] + n * n, ps..ps + n);
-            ps += n;
-            match bad.iter().find(|b| b.0 == k) {
-                Some(&(_, e)) => {
-                    assert!(same_bits(&fd[r.clone()], &dirty[r]), "matrix {k} written");
-                    assert_eq!(pd[rp], (1..=n as i32).collect::<Vec<_>>()[..], "matrix {k}");
-                    assert_eq!(id[k], -1 - e as i32, "matrix {k}");
-                }
-                None => {
-                    assert_eq!(fd[r.clone()], fc[r.clone()], "matrix {k}");
-                    assert_eq!((&pd[rp.clone()], id[k]), (&pc[rp.clone()], ic[k]), "matrix {k}");
-                    assert_lu(n, &clean[r.clone()], &fd[r], &pd[rp], &format!("vbatched {k}"));
-                }
-            }
-        }
-        // The inverse of the dirty factors: NaN for the bad matrices (info < 0).
-        let f = DeviceVec::from_slice(dev, &fd).unwrap();
-        let (p, i) = (DeviceVec::from_slice(dev, &pd).unwrap(), DeviceVec::from_slice(dev, &id).unwrap());
-        let mut inv = DeviceVec::zeros(dev, vb.required_len()).unwrap();
-        getri_vbatched(&vb, &f, &p, &i, &mut inv).unwrap();
-        let inv = inv.to_vec().unwrap();
-        for (k, &n) in sizes.iter().enumerate() {
-            let r = vb.offsets[k]..vb.offsets[k] + n * n;
-            let nan = inv[r.clone()].iter().all(|v| v.is_nan());
-            match bad.iter().any(|b| b.0 == k) {
-                true => assert!(nan, "inverse {k}"),
-                false => assert_inverse(n, &clean[r.clone()], &inv[r], &format!("vbatched {k}")),
-            }
-        }
+        vbatched_non_finite_case::<f64>(dev);
+        vbatched_non_finite_case::<f32>(dev);
+        vbatched_non_finite_case::<Complex32>(dev);
+        vbatched_non_finite_case::<Complex64>(dev);
     }
 
     fn invalid_pivots_give_nan_for_their_matrix(dev) {
