@@ -108,6 +108,39 @@ template <class T> __device__ int first_nonfinite(const T* __restrict__ a, int n
     return NO_BAD;
 }
 
+// `first_nonfinite` for `nonfinite_info_scan`, whose warps read whole matrices: 16-byte loads
+// (the elements before the matrix's first 16-byte boundary and after its last one singly), VW
+// of them in flight per lane, every position tested and the smallest kept. On an H200 the scan
+// read c64 batches at 2.5–2.6 TB/s by single 8-byte loads and at 3.9–4.4 TB/s this way (four
+// loads in flight), c128 at 3.5–3.6 and 4.2–4.5 (sixteen), f32 at 3.4–4.0 and 3.7–4.4 (four):
+// docs/perf-notes.md, Batched LU Version 31.
+template <class T> __host__ __device__ constexpr int scan_loads() { return sizeof(T) == 16 ? 16 : 4; }
+template <class T> __device__ int first_nonfinite_wide(const T* __restrict__ a, int nn, int t0, int nt) {
+    typedef Pack<T> PK;
+    constexpr int E = PK::N, VW = scan_loads<T>();
+    const unsigned mis = (unsigned)(reinterpret_cast<unsigned long long>(a) & 15ull);
+    const int head = min(nn, (int)(((16u - mis) & 15u) / sizeof(T)));
+    const int np = (nn - head) / E, tail = head + np * E;
+    int bad = NO_BAD;
+    for (int e = t0; e < head; e += nt)
+        if (!finite_t(a[e])) bad = min(bad, e);
+    const PK* p = reinterpret_cast<const PK*>(a + head);
+    for (int q0 = t0; q0 < np; q0 += VW * nt) {
+        PK v[VW];
+#pragma unroll
+        for (int u = 0; u < VW; ++u)
+            if (q0 + u * nt < np) v[u] = p[q0 + u * nt];
+#pragma unroll
+        for (int u = 0; u < VW; ++u)
+#pragma unroll
+            for (int x = 0; x < E; ++x)
+                if (q0 + u * nt < np && !finite_t(v[u].v[x])) bad = min(bad, head + (q0 + u * nt) * E + x);
+    }
+    for (int e = tail + t0; e < nn; e += nt)
+        if (!finite_t(a[e])) bad = min(bad, e);
+    return bad;
+}
+
 // The block-wide smallest of the threads' `bad` positions (every thread gets it), through the
 // int at `slot` in shared memory, free for the caller's use around it. Only on the path of a
 // matrix found bad: three barriers.
@@ -131,7 +164,8 @@ __device__ void nonfinite_info_scan(const T* __restrict__ a, int* __restrict__ i
     const int nwarps = (gridDim.x * blockDim.x) >> 5;
     for (int k = warp; k < batch; k += nwarps) {
         const int n = b.order(k);
-        const unsigned e = __reduce_min_sync(0xffffffffu, (unsigned)first_nonfinite(a + b.a_at(k), n * n, lane, 32));
+        const unsigned e =
+            __reduce_min_sync(0xffffffffu, (unsigned)first_nonfinite_wide(a + b.a_at(k), n * n, lane, 32));
         if (e != (unsigned)NO_BAD)
             for (int i = lane; i < n; i += 32) ipiv[b.p_at(k) + i] = i + 1;
         if (lane == 0) info[k] = e == (unsigned)NO_BAD ? 0 : nonfinite_info((int)e);

@@ -69,6 +69,70 @@ fn factor<T: Scalar>(dev: &Device, l: BatchLayout, a: &[T]) -> (Vec<T>, Vec<i32>
     )
 }
 
+/// Matrices `stride = n² + 1` elements apart (so that most start off a 16-byte boundary), with
+/// non-finite entries at the first and last positions of some, where the validation's wide
+/// loads take single elements: each bad matrix unchanged with pivots 1..=n and info −1 − (its
+/// smallest bad position), the others factored, the gaps between matrices untouched.
+fn unaligned_non_finite_case<T: Scalar>(dev: &Device, n: usize) {
+    let (nn, batch) = (n * n, 6);
+    let l = BatchLayout {
+        n,
+        batch,
+        stride: nn + 1,
+    };
+    let what = format!("{} n = {n}, stride {}", T::PREFIX, nn + 1);
+    let mut a: Vec<T> = random_values::<T>(l.stride * batch, 7 * n as u64);
+    for k in 0..batch {
+        let w = well::<T>(n, 90 + k as u64);
+        a[k * l.stride..k * l.stride + nn].copy_from_slice(&w);
+    }
+    let bad = [
+        (1usize, 0usize),
+        (2, nn - 1),
+        (3, nn - 2),
+        (3, 1),
+        (5, nn / 2),
+    ];
+    for (i, &(k, e)) in bad.iter().enumerate() {
+        a[k * l.stride + e] = non_finite::<T>(i);
+    }
+    let mut f = DeviceVec::from_slice(dev, &a).unwrap();
+    let mut piv = DeviceVec::from_slice(dev, &vec![-7; n * batch]).unwrap();
+    let mut info = DeviceVec::from_slice(dev, &vec![-7; batch]).unwrap();
+    getrf_batched(l, &mut f, &mut piv, &mut info).unwrap();
+    let (f, piv, info) = (
+        f.to_vec().unwrap(),
+        piv.to_vec().unwrap(),
+        info.to_vec().unwrap(),
+    );
+    for k in 0..batch {
+        let (r, rp) = (k * l.stride..k * l.stride + nn, k * n..(k + 1) * n);
+        let gap = k * l.stride + nn;
+        assert!(
+            same_bits(&f[gap..gap + 1], &a[gap..gap + 1]),
+            "{what}: gap after matrix {k}"
+        );
+        match bad.iter().filter(|b| b.0 == k).map(|b| b.1).min() {
+            Some(e) => {
+                assert!(
+                    same_bits(&f[r.clone()], &a[r]),
+                    "{what}: matrix {k} written"
+                );
+                assert_eq!(
+                    piv[rp],
+                    (1..=n as i32).collect::<Vec<_>>()[..],
+                    "{what}: matrix {k}"
+                );
+                assert_eq!(info[k], -1 - e as i32, "{what}: info of matrix {k}");
+            }
+            None => {
+                assert_eq!(info[k], 0, "{what}: info of matrix {k}");
+                assert_lu(n, &a[r.clone()], &f[r], &piv[rp], &what);
+            }
+        }
+    }
+}
+
 /// A variable-size batch with non-finite entries in some matrices (one an empty matrix's
 /// neighbour): the bad ones left as they were with pivots 1..=n and their info, the others
 /// factored as without them; their inverse NaN, the others' checked.
@@ -394,6 +458,15 @@ gpu_blas::device_tests! {
         if !gpu_blas::testing::under_sanitizer() {
             non_finite_case::<f64>(dev, 200, 3, &[(1, 39999), (2, 0)]);
         }
+    }
+
+    fn non_finite_entries_of_unaligned_matrices(dev) {
+        // The blocked kernels' types (f32 from 97, c64 from 65, c128 from 33), whose matrices
+        // the scan before the factorization checks.
+        unaligned_non_finite_case::<f32>(dev, 101);
+        unaligned_non_finite_case::<Complex32>(dev, 67);
+        unaligned_non_finite_case::<Complex64>(dev, 35);
+        unaligned_non_finite_case::<f64>(dev, 41);
     }
 
     fn non_finite_in_every_blocked_configuration(dev) {
