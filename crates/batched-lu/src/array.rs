@@ -64,7 +64,9 @@ pub fn batch_from_array<T: Scalar, S: Data<Elem = T>>(
 ///
 /// # Errors
 /// [`DimensionMismatch`](gpu_blas::Error::DimensionMismatch) when `a` is shorter than the layout
-/// needs or `stride < n²`; [`Cuda`](gpu_blas::Error::Cuda) from the copy.
+/// needs or `stride < n²`; [`SizeTooLarge`](gpu_blas::Error::SizeTooLarge) when `n` exceeds the
+/// `i32` pivot index range (as for every operation of the crate); [`Cuda`](gpu_blas::Error::Cuda)
+/// from the copy.
 ///
 /// ```
 /// use batched_lu::{batch_to_array, BatchLayout};
@@ -80,13 +82,7 @@ pub fn batch_from_array<T: Scalar, S: Data<Elem = T>>(
 pub fn batch_to_array<T: Scalar>(layout: BatchLayout, a: &DeviceVec<T>) -> Result<Array3<T>> {
     const OP: &str = "batch_to_array";
     let BatchLayout { n, batch, stride } = layout;
-    let nn = n
-        .checked_mul(n)
-        .ok_or_else(|| dims(OP, format!("n² overflows (n = {n})")))?;
-    if stride < nn {
-        return Err(dims(OP, format!("stride {stride} < n² = {nn} (n = {n})")));
-    }
-    let need = check::extent(OP, batch, stride, nn)?;
+    let need = layout.validate(OP)?;
     check::at_least(OP, "a", a.len(), need)?;
     let host = if need == 0 {
         Vec::new()
@@ -118,12 +114,7 @@ pub fn batch_to_array<T: Scalar>(layout: BatchLayout, a: &DeviceVec<T>) -> Resul
 /// ```
 pub fn pivots_to_array(layout: BatchLayout, pivots: &DeviceVec<i32>) -> Result<Array2<i32>> {
     const OP: &str = "pivots_to_array";
-    let len = layout.n.checked_mul(layout.batch).ok_or_else(|| {
-        dims(
-            OP,
-            format!("n·batch overflows ({} · {})", layout.n, layout.batch),
-        )
-    })?;
+    let len = layout.pivot_len(OP)?;
     check::exactly(OP, "pivots", pivots.len(), len)?;
     let host = if len == 0 {
         Vec::new()

@@ -65,7 +65,7 @@ impl BatchLayout {
     }
 
     /// Checks `stride ≥ n²`, the pivot range and overflow; returns the required length.
-    fn validate(&self, op: &'static str) -> Result<usize> {
+    pub(crate) fn validate(&self, op: &'static str) -> Result<usize> {
         check::pivot_range(op, self.n)?;
         let nn = self.n * self.n; // n ≤ i32::MAX, so n² fits a 64-bit usize
         if self.stride < nn {
@@ -75,6 +75,16 @@ impl BatchLayout {
             ));
         }
         check::extent(op, self.batch, self.stride, nn)
+    }
+
+    /// `n·batch`, the length of the batch's pivots, or an error naming `op` where it overflows.
+    pub(crate) fn pivot_len(&self, op: &'static str) -> Result<usize> {
+        self.n.checked_mul(self.batch).ok_or_else(|| {
+            dims(
+                op,
+                format!("n·batch overflows ({} · {})", self.n, self.batch),
+            )
+        })
     }
 
     fn is_empty(&self) -> bool {
@@ -133,12 +143,7 @@ impl BatchLayout {
     pub fn check_pivots(&self, pivots: &DeviceVec<i32>) -> Result<()> {
         const OP: &str = "check_pivots";
         check::pivot_range(OP, self.n)?;
-        let len = self.n.checked_mul(self.batch).ok_or_else(|| {
-            dims(
-                OP,
-                format!("n·batch overflows ({} · {})", self.n, self.batch),
-            )
-        })?;
+        let len = self.pivot_len(OP)?;
         let n = self.n;
         status::check_pivots(OP, pivots, len, (0..self.batch).map(|k| (n, k * n)))
     }
